@@ -1,0 +1,33 @@
+// Command logbook is the session ledger for AI agents. main only wires the
+// pieces together: the engines, and the subcommands in package cli.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/logbookhq/logbook/internal/cli"
+	"github.com/logbookhq/logbook/internal/store"
+	"github.com/logbookhq/logbook/internal/store/pgstore"
+	"github.com/logbookhq/logbook/internal/store/sqlitestore"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Run(ctx, cli.Env{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, OpenStore: openStore,
+	}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// openStore opens PostgreSQL for a postgres:// URL, else the SQLite file.
+func openStore(ctx context.Context, db string) (store.Store, error) {
+	if cli.IsPostgres(db) {
+		return pgstore.Open(ctx, db)
+	}
+	return sqlitestore.Open(ctx, db)
+}

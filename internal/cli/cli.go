@@ -1,0 +1,139 @@
+// Package cli holds logbook's subcommands. Each one is a function of an Env
+// (arguments, standard streams, environment, how to open a store), so it
+// runs the same from main and from a test.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// Env is what a subcommand may use of the world.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Getenv reads an environment variable (os.Getenv in main).
+	Getenv func(string) string
+	// OpenStore opens the database a --db value names: a postgres:// URL or
+	// a SQLite file path. main wires the engines in.
+	OpenStore func(ctx context.Context, db string) (store.Store, error)
+}
+
+// command is one subcommand.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, env Env, args []string) int
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "run the server: HTTP API on an embedded SQLite file or PostgreSQL", serve},
+		{"token", "make bearer tokens for actors in projects", token},
+		{"migrate", "create or update the database schema, then exit", migrateCmd},
+	}
+}
+
+// Run runs the subcommand args name and returns the process exit code.
+func Run(ctx context.Context, env Env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.Stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, env, args[1:])
+		}
+	}
+	fmt.Fprintf(env.Stderr, "logbook: unknown command %q\n\n", args[0])
+	usage(env.Stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `logbook is the flight recorder and coordination desk for AI agents.
+
+Usage:
+  logbook <command> [flags]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Run 'logbook <command> --help' for a command's flags.
+
+Environment:
+  LOGBOOK_ADDR          address to listen on (default 127.0.0.1:7474)
+  LOGBOOK_DB            database: a SQLite file path or a postgres:// URL
+  LOGBOOK_ADMIN_TOKEN   the admin token to create on first start
+`)
+}
+
+// defaultDB is the SQLite file used when neither --db nor LOGBOOK_DB says
+// otherwise: logbook.db in the user's data directory
+// ($XDG_DATA_HOME/logbook, else ~/.local/share/logbook).
+func defaultDB(env Env) string {
+	dir := env.Getenv("XDG_DATA_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = "."
+		}
+		dir = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(dir, "logbook", "logbook.db")
+}
+
+// dbFlagValue is the database to use: the flag, else LOGBOOK_DB, else the default.
+func dbFlagValue(env Env, flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if v := env.Getenv("LOGBOOK_DB"); v != "" {
+		return v
+	}
+	return defaultDB(env)
+}
+
+// IsPostgres reports whether db names a PostgreSQL database.
+func IsPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// describeDB says which database db is, without a password.
+func describeDB(db string) string {
+	if IsPostgres(db) {
+		return "PostgreSQL " + redactPassword(db)
+	}
+	return "SQLite " + db
+}
+
+func redactPassword(url string) string {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		return url
+	}
+	userinfo, host, ok := strings.Cut(rest, "@")
+	if !ok {
+		return url
+	}
+	if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
+		return scheme + "://" + user + ":xxxxx@" + host
+	}
+	return url
+}
+
+func logger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}

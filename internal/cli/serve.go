@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// serve runs the server until ctx is done (a signal in main).
+func serve(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	addr := fs.String("addr", "", "address to listen on (env LOGBOOK_ADDR; default 127.0.0.1:7474)")
+	db := fs.String("db", "", "SQLite file or postgres:// URL (env LOGBOOK_DB; default "+defaultDB(env)+")")
+	idle := fs.Duration("idle", service.DefaultIdleWindow, "an active session not seen for this long reads idle")
+	timeout := fs.Duration("session-timeout", service.DefaultSessionTimeout, "an active session not seen for this long is ended as timed_out")
+	fs.Usage = func() {
+		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
+
+Runs the logbook server: the JSON API under /v1 and /healthz. The schema is
+created or migrated on start. On the first start an admin token is made:
+LOGBOOK_ADMIN_TOKEN when set, else a new one, printed once and saved (0600)
+beside the database.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *addr == "" {
+		*addr = env.Getenv("LOGBOOK_ADDR")
+	}
+	if *addr == "" {
+		*addr = "127.0.0.1:7474"
+	}
+	dbValue := dbFlagValue(env, *db)
+	log := logger(env.Stderr)
+
+	st, err := env.OpenStore(ctx, dbValue)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log})
+
+	if err := announceAdminToken(ctx, env, svc, dbValue); err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+		return 1
+	}
+
+	mux := http.NewServeMux()
+	httpapi.New(mux, svc, log)
+	listener, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: cannot listen on %s: %v (is another logbook running? choose one with --addr)\n", *addr, err)
+		return 1
+	}
+	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(env.Stdout, "logbook listening on http://%s, database %s\n", listener.Addr(), describeDB(dbValue))
+
+	go sweep(ctx, svc, log)
+	errc := make(chan error, 1)
+	go func() { errc <- server.Serve(listener) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(env.Stderr, "logbook: server stopped: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := server.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("shutdown did not finish cleanly", "err", err)
+	}
+	fmt.Fprintln(env.Stdout, "logbook stopped")
+	return 0
+}
+
+// announceAdminToken makes the admin token on first start and, when it
+// generated one, prints it once and saves it beside the data.
+func announceAdminToken(ctx context.Context, env Env, svc *service.Service, db string) error {
+	value, err := svc.EnsureAdminToken(ctx, env.Getenv("LOGBOOK_ADMIN_TOKEN"))
+	if err != nil || value == "" {
+		return err
+	}
+	path := adminTokenPath(env, db)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("error creating %s: %w", filepath.Dir(path), err)
+	}
+	if err := os.WriteFile(path, []byte(value+"\n"), 0o600); err != nil {
+		return fmt.Errorf("error saving the admin token to %s: %w", path, err)
+	}
+	fmt.Fprintf(env.Stdout, "admin token (shown once, saved to %s):\n  %s\n", path, value)
+	return nil
+}
+
+// adminTokenPath is where the generated admin token is saved: beside the
+// SQLite file, or in the default data folder for PostgreSQL.
+func adminTokenPath(env Env, db string) string {
+	if IsPostgres(db) {
+		db = defaultDB(env)
+	}
+	return filepath.Join(filepath.Dir(db), "admin-token")
+}
+
+// sweep ends timed-out sessions once a minute until ctx is done.
+func sweep(ctx context.Context, svc *service.Service, log interface {
+	Warn(string, ...any)
+	Info(string, ...any)
+}) {
+	ticker := time.NewTicker(time.Minute)
+	defer ticker.Stop()
+	for {
+		n, err := svc.SweepTimedOut(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("sweeping timed-out sessions failed", "err", err)
+		case n > 0:
+			log.Info("ended timed-out sessions", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
+
+// openService opens the database and a service on it, for subcommands that
+// work on the database directly.
+func openService(ctx context.Context, env Env, db string) (*service.Service, store.Store, error) {
+	st, err := env.OpenStore(ctx, dbFlagValue(env, db))
+	if err != nil {
+		return nil, nil, err
+	}
+	return service.New(st, service.Options{Logger: logger(env.Stderr)}), st, nil
+}

@@ -1,0 +1,67 @@
+// Package httpapi serves logbook's JSON API under /v1.
+//
+// Handlers decode a request, call one service method and encode its answer;
+// they hold no rules. Every /v1 route needs a bearer token. Errors are RFC
+// 9457 problem documents whose detail says what to fix.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/logbookhq/logbook/internal/service"
+)
+
+// handler serves the API.
+type handler struct {
+	svc *service.Service
+	log *slog.Logger
+}
+
+// New returns the API's routes on mux: /healthz and everything under /v1.
+func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger) {
+	h := &handler{svc: svc, log: log}
+	mux.HandleFunc("GET /healthz", h.health)
+
+	v1 := func(pattern string, fn func(http.ResponseWriter, *http.Request, service.Caller)) {
+		mux.Handle(pattern, h.authenticated(fn))
+	}
+	v1("POST /v1/tokens", h.createToken)
+
+	v1("POST /v1/sessions", h.startSession)
+	v1("GET /v1/sessions", h.listSessions)
+	v1("GET /v1/sessions/{id}", h.getSession)
+	v1("PATCH /v1/sessions/{id}", h.updateSession)
+	v1("POST /v1/sessions/{id}/entries", h.appendEntries)
+	v1("POST /v1/sessions/{id}/end", h.endSession)
+	v1("POST /v1/sessions/{id}/compact", h.compactSession)
+	v1("PUT /v1/sessions/{id}/plan", h.setPlan)
+	v1("PATCH /v1/sessions/{id}/plan/{n}", h.updatePlanStep)
+
+	v1("POST /v1/agents/{agent}/session", h.ensureAgentSession)
+	v1("POST /v1/agents/{agent}/rotate", h.rotateAgent)
+
+	// Anything else under /v1 is a problem document, not the mux's plain text.
+	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, http.StatusNotFound, "No such route", "there is no "+r.Method+" "+r.URL.Path+"; see the README for the routes", "")
+	})
+}
+
+func (h *handler) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "engine": h.svc.Store().Engine()})
+}
+
+// authenticated runs fn with the caller its bearer token stands for, or
+// answers 401.
+func (h *handler) authenticated(fn func(http.ResponseWriter, *http.Request, service.Caller)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		c, err := h.svc.Authenticate(r.Context(), token)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		fn(w, r, c)
+	})
+}

@@ -1,0 +1,73 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+)
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// problem is an RFC 9457 problem document, with the field at fault when
+// there is one.
+type problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Field  string `json:"field,omitempty"`
+}
+
+func writeProblem(w http.ResponseWriter, status int, title, detail, field string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(problem{Type: "about:blank", Title: title, Status: status, Detail: detail, Field: field})
+}
+
+// writeError answers with the problem err stands for. Unexpected errors are
+// logged with the request and answered with a 500 that reveals nothing.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var invalid *logbook.ValidationError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &invalid):
+		writeProblem(w, http.StatusBadRequest, "Invalid request", invalid.Error(), invalid.Field)
+	case errors.As(err, &tooBig):
+		writeProblem(w, http.StatusRequestEntityTooLarge, "Request too large",
+			fmt.Sprintf("the body is over %d bytes; send fewer entries per batch", tooBig.Limit), "")
+	case errors.Is(err, logbook.ErrInvalid):
+		writeProblem(w, http.StatusBadRequest, "Invalid request", err.Error(), "")
+	case errors.Is(err, logbook.ErrUnauthorized):
+		w.Header().Set("WWW-Authenticate", `Bearer realm="logbook"`)
+		writeProblem(w, http.StatusUnauthorized, "Unauthorized", detail(err, logbook.ErrUnauthorized), "")
+	case errors.Is(err, logbook.ErrForbidden):
+		writeProblem(w, http.StatusForbidden, "Forbidden", detail(err, logbook.ErrForbidden), "")
+	case errors.Is(err, logbook.ErrNotFound):
+		writeProblem(w, http.StatusNotFound, "Not found", detail(err, logbook.ErrNotFound), "")
+	case errors.Is(err, logbook.ErrEnded):
+		writeProblem(w, http.StatusConflict, "Session ended", "This session has ended. Start a new one.", "")
+	case errors.Is(err, logbook.ErrConflict):
+		writeProblem(w, http.StatusConflict, "Conflict", detail(err, logbook.ErrConflict), "")
+	default:
+		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeProblem(w, http.StatusInternalServerError, "Internal error", "the server could not complete this request; it was logged", "")
+	}
+}
+
+// detail is err's message without the sentinel's own text at its end, which
+// would only repeat the title.
+func detail(err, sentinel error) string {
+	msg, suffix := err.Error(), ": "+sentinel.Error()
+	if len(msg) > len(suffix) && msg[len(msg)-len(suffix):] == suffix {
+		return msg[:len(msg)-len(suffix)]
+	}
+	return msg
+}

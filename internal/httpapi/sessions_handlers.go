@@ -1,0 +1,199 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/service"
+)
+
+// fieldsJSON is logbook.SessionFields as clients send it: issue and pull
+// may be numbers.
+type fieldsJSON struct {
+	logbook.SessionFields
+	Issue *flexString `json:"issue"`
+	Pull  *flexString `json:"pull"`
+}
+
+func (f fieldsJSON) fields() logbook.SessionFields {
+	out := f.SessionFields
+	out.Issue, out.Pull = f.Issue.ptr(), f.Pull.ptr()
+	return out
+}
+
+type startRequest struct {
+	fieldsJSON
+	Project          string `json:"project"`
+	Harness          string `json:"harness"`
+	HarnessSessionID string `json:"harness_session_id"`
+	ParentID         string `json:"parent_id"`
+}
+
+func (h *handler) startSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req startRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	sess, created, err := h.svc.StartSession(r.Context(), c, service.StartParams{
+		Project: req.Project, Harness: req.Harness, HarnessSessionID: req.HarnessSessionID,
+		ParentID: req.ParentID, Fields: req.fields(),
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, sess)
+}
+
+func (h *handler) listSessions(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	q := r.URL.Query()
+	limit, err := queryInt(r, "limit", 0)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	page, err := h.svc.ListSessions(r.Context(), c, service.ListParams{Project: q.Get("project"), Limit: int(limit), Cursor: q.Get("cursor")})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+func (h *handler) getSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	after, err := queryInt(r, "after_seq", 0)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	all, err := queryBool(r, "all")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	view, err := h.svc.GetSession(r.Context(), c, r.PathValue("id"), service.GetParams{AfterSeq: after, All: all})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+func (h *handler) updateSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req fieldsJSON
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	sess, err := h.svc.UpdateSession(r.Context(), c, r.PathValue("id"), req.fields())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sess)
+}
+
+type entriesRequest struct {
+	Entries []logbook.Entry `json:"entries"`
+}
+
+func (h *handler) appendEntries(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req entriesRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.AppendEntries(r.Context(), c, r.PathValue("id"), req.Entries)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (h *handler) compactSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req entriesRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.Compact(r.Context(), c, r.PathValue("id"), req.Entries)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+type endRequest struct {
+	Outcome logbook.Outcome `json:"outcome"`
+	Result  string          `json:"result"`
+	Blocker logbook.Blocker `json:"blocker"`
+	Reason  string          `json:"reason"`
+}
+
+func (h *handler) endSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req endRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	sess, err := h.svc.EndSession(r.Context(), c, r.PathValue("id"), service.EndParams{
+		Outcome: req.Outcome, Result: req.Result, Blocker: req.Blocker, Reason: req.Reason})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sess)
+}
+
+type planRequest struct {
+	Steps []service.StepInput `json:"steps"`
+}
+
+type planResponse struct {
+	Plan []logbook.PlanStep `json:"plan"`
+}
+
+func (h *handler) setPlan(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req planRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	plan, err := h.svc.SetPlan(r.Context(), c, r.PathValue("id"), req.Steps)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, planResponse{Plan: plan})
+}
+
+type stepRequest struct {
+	Status logbook.StepStatus `json:"status"`
+}
+
+func (h *handler) updatePlanStep(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil || n < 1 {
+		h.writeError(w, r, logbook.Invalid("n", "%q is not a step number; steps are numbered from 1", r.PathValue("n")))
+		return
+	}
+	var req stepRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	plan, err := h.svc.UpdatePlanStep(r.Context(), c, r.PathValue("id"), n, req.Status)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, planResponse{Plan: plan})
+}

@@ -1,0 +1,32 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/logbookhq/logbook/internal/service"
+)
+
+type tokenRequest struct {
+	Project string `json:"project"`
+	Actor   string `json:"actor"`
+}
+
+type tokenResponse struct {
+	Token   string `json:"token"`
+	Project string `json:"project"`
+	Actor   string `json:"actor"`
+}
+
+func (h *handler) createToken(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req tokenRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	token, err := h.svc.CreateToken(r.Context(), c, req.Project, req.Actor)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, tokenResponse{Token: token, Project: req.Project, Actor: req.Actor})
+}

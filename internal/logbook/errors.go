@@ -1,0 +1,49 @@
+package logbook
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors shared by every layer. Check them with errors.Is.
+var (
+	// ErrNotFound means the thing asked for does not exist, or the caller
+	// may not know that it exists (another project's session).
+	ErrNotFound = errors.New("logbook: not found")
+	// ErrConflict means the request clashes with what is stored (a unique
+	// key, a claim held by someone else).
+	ErrConflict = errors.New("logbook: conflict")
+	// ErrInvalid means the request itself is wrong; a *ValidationError
+	// says which field and what is allowed.
+	ErrInvalid = errors.New("logbook: invalid input")
+	// ErrForbidden means the caller is known but may not do this (another
+	// actor's session, an admin-only route).
+	ErrForbidden = errors.New("logbook: forbidden")
+	// ErrUnauthorized means no valid token came with the request.
+	ErrUnauthorized = errors.New("logbook: unauthorized")
+	// ErrEnded means the session was ended on purpose and takes no more
+	// writes; the caller should start a new session.
+	ErrEnded = errors.New("logbook: session has ended")
+)
+
+// ValidationError names the field that is wrong and what would be right.
+// It matches ErrInvalid with errors.Is.
+type ValidationError struct {
+	Field   string // JSON name of the field, e.g. "entries[3].kind"
+	Message string // what is allowed, in words a person can act on
+}
+
+// Invalid returns a *ValidationError for field with a formatted message.
+func Invalid(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+// Is makes a *ValidationError match ErrInvalid.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }

@@ -1,0 +1,48 @@
+package logbook
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on what a client sends. Text longer than its limit is trimmed and
+// clipped with an ellipsis, never refused for length alone; the README lists
+// every one of them.
+const (
+	MaxTitle      = 200     // title, and the derived title
+	MaxBranch     = 255     // git branch
+	MaxID         = 200     // ids: harness session id, issue, pull, subject, agent, actor, project, tool, tool call id, key
+	MaxCommit     = 64      // git commit hash
+	MaxModel      = 100     // model name, agent type, harness
+	MaxLongText   = 8000    // goal, task, prompt, result, end reason
+	MaxEntryText  = 64000   // an entry's text
+	MaxPayload    = 1 << 20 // an entry's payload, in bytes of JSON; larger payloads are replaced by a clipped string
+	MaxBatch      = 500     // entries in one batch
+	MaxPlanSteps  = 200     // steps in one plan
+	MaxPageSize   = 200     // sessions in one list page
+	MaxEntryPage  = 500     // entries in one session read
+	MaxRequestLen = 8 << 20 // bytes in one request body
+)
+
+// Ellipsis ends text that was clipped.
+const Ellipsis = "…"
+
+// Clip trims surrounding white space from s and, when it is longer than max
+// characters (runes), cuts it to max characters ending in an ellipsis.
+// Invalid UTF-8 is replaced so that what is stored is always valid text.
+func Clip(s string, max int) string {
+	s = strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if cut == max-1 {
+			return strings.TrimRightFunc(s[:i], isSpace) + Ellipsis
+		}
+		cut++
+	}
+	return s
+}
+
+func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }

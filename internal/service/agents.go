@@ -1,0 +1,154 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// agentHarness is the harness of sessions logbook starts for an agent.
+const agentHarness = "agent"
+
+// EnsureAgentSession returns the agent's current session, or starts one
+// when it has none (or its current one has ended). created says which.
+// Concurrent calls for one agent return one session.
+func (s *Service) EnsureAgentSession(ctx context.Context, c Caller, project, agent string) (sess logbook.Session, created bool, err error) {
+	project, name, err := agentName(c, project, agent)
+	if err != nil {
+		return logbook.Session{}, false, err
+	}
+	now := s.now()
+	err = s.inTx(ctx, func(tx store.Tx) error {
+		a, err := lockAgent(ctx, tx, project, name, now)
+		if err != nil {
+			return err
+		}
+		if a.CurrentSessionID != "" {
+			current, err := tx.SessionGet(ctx, store.SessionGetParams{ID: a.CurrentSessionID, ForUpdate: true})
+			if err != nil && !errors.Is(err, logbook.ErrNotFound) {
+				return err
+			}
+			if err == nil && !current.EndedOnPurpose() {
+				reopen(&current) // a timed-out agent session is revived, not replaced
+				current.LastSeenAt = now
+				sess = current
+				return tx.SessionUpdate(ctx, &sess)
+			}
+		}
+		sess, err = startAgentSession(ctx, tx, c, &a, now)
+		created = true
+		return err
+	})
+	if err != nil {
+		return logbook.Session{}, false, err
+	}
+	return s.withState(sess, now), created, nil
+}
+
+// Rotation is what RotateAgent did.
+type Rotation struct {
+	Session           logbook.Session `json:"session"`
+	PreviousSessionID string          `json:"previous_session_id"`
+	Reason            string          `json:"reason"`
+}
+
+// RotateAgent starts a new session for the agent, ends its current one with
+// end_reason "rotated: REASON", and points the agent at the new one, in
+// one transaction.
+func (s *Service) RotateAgent(ctx context.Context, c Caller, project, agent, reason string) (Rotation, error) {
+	project, name, err := agentName(c, project, agent)
+	if err != nil {
+		return Rotation{}, err
+	}
+	reason = logbook.Clip(reason, logbook.MaxID)
+	if reason == "" {
+		reason = "requested"
+	}
+	now := s.now()
+	rot := Rotation{Reason: reason}
+	err = s.inTx(ctx, func(tx store.Tx) error {
+		a, err := lockAgent(ctx, tx, project, name, now)
+		if err != nil {
+			return err
+		}
+		if a.CurrentSessionID != "" {
+			old, err := s.loadForWrite(ctx, tx, c, a.CurrentSessionID)
+			if err != nil && !errors.Is(err, logbook.ErrNotFound) {
+				return err
+			}
+			if err == nil && !old.EndedOnPurpose() {
+				rot.PreviousSessionID = old.ID
+				if err := endLocked(ctx, tx, &old, logbook.EndReasonRotatedPfx+reason, now); err != nil {
+					return err
+				}
+			}
+		}
+		rot.Session, err = startAgentSession(ctx, tx, c, &a, now)
+		return err
+	})
+	if err != nil {
+		return Rotation{}, err
+	}
+	rot.Session = s.withState(rot.Session, now)
+	return rot, nil
+}
+
+func agentName(c Caller, project, agent string) (string, string, error) {
+	project, err := c.projectFor(project)
+	if err != nil {
+		return "", "", err
+	}
+	name := logbook.Clip(agent, logbook.MaxID)
+	if name == "" {
+		return "", "", logbook.Invalid("agent", "name the agent, e.g. engineer-1")
+	}
+	return project, name, nil
+}
+
+// lockAgent makes the agent if it is new and locks its row, so concurrent
+// ensures and rotations of one agent take turns.
+func lockAgent(ctx context.Context, tx store.Tx, project, name string, now time.Time) (logbook.Agent, error) {
+	if err := tx.ProjectEnsure(ctx, project, now); err != nil {
+		return logbook.Agent{}, err
+	}
+	if err := tx.AgentEnsure(ctx, project, name, now); err != nil {
+		return logbook.Agent{}, err
+	}
+	return tx.AgentGet(ctx, store.AgentGetParams{Project: project, Name: name, ForUpdate: true})
+}
+
+// startAgentSession starts the agent's next session and makes it current.
+// Its harness session id names the agent and the generation, so it is
+// unique and readable.
+func startAgentSession(ctx context.Context, tx store.Tx, c Caller, a *logbook.Agent, now time.Time) (logbook.Session, error) {
+	a.Generation++
+	sess := logbook.Session{
+		ID: logbook.NewID(now), Project: a.Project, Actor: c.Actor, Harness: agentHarness,
+		HarnessSessionID: a.Name + "#" + strconv.FormatInt(a.Generation, 10),
+		Agent:            a.Name, Status: logbook.StatusActive, StartedAt: now, LastSeenAt: now,
+	}
+	sess.GivenTitle = a.Name
+	sess.DeriveTitle()
+	inserted, err := tx.SessionInsert(ctx, &sess)
+	if err != nil {
+		return sess, err
+	}
+	if !inserted {
+		return sess, fmt.Errorf("agent %s generation %d already has a session: %w", a.Name, a.Generation, logbook.ErrConflict)
+	}
+	a.CurrentSessionID = sess.ID
+	return sess, tx.AgentUpdate(ctx, a)
+}
+
+// SweepTimedOut ends every active session not seen for the session timeout
+// with end_reason timed_out, and returns how many it ended. A later
+// heartbeat revives such a session.
+func (s *Service) SweepTimedOut(ctx context.Context) (int64, error) {
+	now := s.now()
+	return s.store.SessionTimeOut(ctx, now.Add(-s.timeout), now)
+}

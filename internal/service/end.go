@@ -1,0 +1,94 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// EndParams say how a session ended.
+type EndParams struct {
+	Outcome logbook.Outcome
+	Result  string
+	Blocker logbook.Blocker // optional; derived for partial and failed when empty
+	Reason  string          // end_reason; "ended" when empty
+}
+
+// EndSession ends a session with an outcome. closed_at is set once and
+// never moves. For partial and failed outcomes without a blocker, the
+// blocker is derived from the last assistant message. In-flight plan steps
+// close (done on success, skipped otherwise), and subagents still going are
+// ended with end_reason "parent ended". Ending a session that was already
+// ended on purpose only fills a missing result.
+func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndParams) (logbook.Session, error) {
+	if !p.Outcome.Valid() {
+		return logbook.Session{}, logbook.Invalid("outcome", "%q is not an outcome; use success, partial or failed", p.Outcome)
+	}
+	if p.Blocker != "" && !p.Blocker.Valid() {
+		return logbook.Session{}, logbook.Invalid("blocker", "%q is not a blocker; use one of %v", p.Blocker, logbook.Blockers)
+	}
+	result := logbook.Clip(p.Result, logbook.MaxLongText)
+	reason := logbook.Clip(p.Reason, logbook.MaxLongText)
+	if reason == "" {
+		reason = logbook.EndReasonEnded
+	}
+	now := s.now()
+	var sess logbook.Session
+	err := s.inTx(ctx, func(tx store.Tx) error {
+		var err error
+		if sess, err = s.loadForWrite(ctx, tx, c, id); err != nil {
+			return err
+		}
+		if sess.EndedOnPurpose() {
+			if sess.Result == "" && result != "" {
+				sess.Result = result
+				return tx.SessionUpdate(ctx, &sess)
+			}
+			return nil
+		}
+		sess.Outcome, sess.Result, sess.Blocker = p.Outcome, result, p.Blocker
+		if sess.Blocker == "" && p.Outcome != logbook.OutcomeSuccess {
+			sess.Blocker = logbook.DeriveBlocker(sess.LastAssistant)
+		}
+		sess.LastSeenAt = now
+		return endLocked(ctx, tx, &sess, reason, now)
+	})
+	if err != nil {
+		return logbook.Session{}, err
+	}
+	return s.withState(sess, now), nil
+}
+
+// endLocked ends a locked session with reason, closes its in-flight plan
+// steps and ends the subagents it left going, then writes the session.
+func endLocked(ctx context.Context, tx store.Tx, sess *logbook.Session, reason string, now time.Time) error {
+	sess.Status, sess.EndReason = logbook.StatusEnded, reason
+	if sess.ClosedAt == nil {
+		sess.ClosedAt = &now
+	}
+	if err := tx.PlanCloseInFlight(ctx, sess.ID, logbook.ClosingStatus(sess.Outcome), now); err != nil {
+		return err
+	}
+	if err := tx.SessionUpdate(ctx, sess); err != nil {
+		return err
+	}
+	children, err := tx.SessionListChildren(ctx, sess.ID)
+	if err != nil {
+		return err
+	}
+	for _, child := range children {
+		if child.Status != logbook.StatusActive {
+			continue
+		}
+		child, err := tx.SessionGet(ctx, store.SessionGetParams{ID: child.ID, ForUpdate: true})
+		if err != nil {
+			return err
+		}
+		if err := endLocked(ctx, tx, &child, logbook.EndReasonParentEnded, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}

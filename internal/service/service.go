@@ -1,0 +1,117 @@
+// Package service holds logbook's use cases: start a session, record
+// entries, end it, rotate an agent. Each method checks who is asking,
+// applies the rules of package logbook, decides the transaction and calls
+// the store. HTTP, MCP, the hooks, the web UI and the CLI call the service,
+// never the store, so a rule is enforced once and every interface gives the
+// same answer.
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// Options tune a Service. Zero values take the defaults.
+type Options struct {
+	// IdleWindow is how long an active session goes unseen before it reads
+	// idle (default 10 minutes).
+	IdleWindow time.Duration
+	// SessionTimeout is how long an active session goes unseen before the
+	// sweeper ends it as timed_out (default 2 hours).
+	SessionTimeout time.Duration
+	// NowFunc returns the current time (default time.Now); tests move it.
+	NowFunc func() time.Time
+	// Logger receives the service's logs (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Defaults for Options.
+const (
+	DefaultIdleWindow     = 10 * time.Minute
+	DefaultSessionTimeout = 2 * time.Hour
+)
+
+// Service runs logbook's use cases on a store. It is safe for concurrent use.
+type Service struct {
+	store   store.Store
+	idle    time.Duration
+	timeout time.Duration
+	nowFunc func() time.Time
+	log     *slog.Logger
+}
+
+// New returns a Service on st.
+func New(st store.Store, opts Options) *Service {
+	s := &Service{store: st, idle: opts.IdleWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger}
+	if s.idle <= 0 {
+		s.idle = DefaultIdleWindow
+	}
+	if s.timeout <= 0 {
+		s.timeout = DefaultSessionTimeout
+	}
+	if s.nowFunc == nil {
+		s.nowFunc = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	return s
+}
+
+// Store returns the store the service runs on.
+func (s *Service) Store() store.Store { return s.store }
+
+// now is the current time at the store's precision (microseconds, UTC), so
+// what a method returns equals what a later read gives back.
+func (s *Service) now() time.Time { return s.nowFunc().UTC().Truncate(time.Microsecond) }
+
+// Caller is who makes a request: the actor and project of its token. The
+// admin token has no project and may act on every project.
+type Caller struct {
+	Actor   string
+	Project string
+	Admin   bool
+}
+
+// sees reports whether the caller may read the project's data.
+func (c Caller) sees(project string) bool { return c.Admin || c.Project == project }
+
+// projectFor picks the project a request is about: the one it names, else
+// the token's own.
+func (c Caller) projectFor(named string) (string, error) {
+	project := logbook.Clip(named, logbook.MaxID)
+	if project == "" {
+		project = c.Project
+	}
+	if project == "" {
+		return "", logbook.Invalid("project", "name the project this is about")
+	}
+	if !c.sees(project) {
+		return "", fmt.Errorf("this token is for project %q, not %q: %w", c.Project, project, logbook.ErrForbidden)
+	}
+	return project, nil
+}
+
+// inTx runs fn in a transaction and commits it when fn succeeds.
+func (s *Service) inTx(ctx context.Context, fn func(tx store.Tx) error) error {
+	tx, err := s.store.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// withState fills the state a reader sees.
+func (s *Service) withState(sess logbook.Session, now time.Time) logbook.Session {
+	sess.State = sess.StateAt(now, s.idle)
+	return sess
+}

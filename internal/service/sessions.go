@@ -1,0 +1,337 @@
+package service
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// StartParams describe a session being started.
+type StartParams struct {
+	Project          string
+	Harness          string
+	HarnessSessionID string
+	ParentID         string
+	Fields           logbook.SessionFields
+}
+
+// StartSession starts a session, or returns the one the harness already
+// started with the same harness session id (created is then false) with the
+// given fields applied as a heartbeat. A subagent that was ended on purpose
+// stays ended, its fields refreshed; a top-level session ended on purpose is
+// reopened (its closed_at does not move); a timed-out one is revived.
+func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (sess logbook.Session, created bool, err error) {
+	project, err := c.projectFor(p.Project)
+	if err != nil {
+		return logbook.Session{}, false, err
+	}
+	harness := logbook.Clip(p.Harness, logbook.MaxModel)
+	harnessID := logbook.Clip(p.HarnessSessionID, logbook.MaxID)
+	parentID := logbook.Clip(p.ParentID, logbook.MaxID)
+	fields := p.Fields.NonEmpty()
+	now := s.now()
+
+	err = s.inTx(ctx, func(tx store.Tx) error {
+		var parent *logbook.Session
+		if parentID != "" {
+			got, err := tx.SessionGet(ctx, store.SessionGetParams{ID: parentID})
+			if errors.Is(err, logbook.ErrNotFound) || (err == nil && (got.Project != project || got.Actor != c.Actor)) {
+				return logbook.Invalid("parent_id", "no session %q of yours in project %q; a subagent's parent must be one of your sessions", parentID, project)
+			}
+			if err != nil {
+				return err
+			}
+			parent = &got
+		}
+		if err := tx.ProjectEnsure(ctx, project, now); err != nil {
+			return err
+		}
+		if harnessID != "" {
+			existing, err := tx.SessionGetByHarnessID(ctx, store.SessionGetByHarnessIDParams{
+				Project: project, Actor: c.Actor, Harness: harness, HarnessSessionID: harnessID, ForUpdate: true})
+			if err == nil {
+				sess, err = s.restart(ctx, tx, existing, fields, now)
+				return err
+			}
+			if !errors.Is(err, logbook.ErrNotFound) {
+				return err
+			}
+		}
+		sess = logbook.Session{
+			ID: logbook.NewID(now), Project: project, Actor: c.Actor, Harness: harness,
+			HarnessSessionID: harnessID, ParentID: parentID, Status: logbook.StatusActive,
+			StartedAt: now, LastSeenAt: now,
+		}
+		fields.Apply(&sess)
+		if parent != nil {
+			inherit(&sess, parent)
+		}
+		inserted, err := tx.SessionInsert(ctx, &sess)
+		if err != nil {
+			return err
+		}
+		if !inserted {
+			// Another request started the same harness session between our
+			// read and our insert; its row is committed now, so read it.
+			existing, err := tx.SessionGetByHarnessID(ctx, store.SessionGetByHarnessIDParams{
+				Project: project, Actor: c.Actor, Harness: harness, HarnessSessionID: harnessID, ForUpdate: true})
+			if err != nil {
+				return err
+			}
+			sess, err = s.restart(ctx, tx, existing, fields, now)
+			return err
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return logbook.Session{}, false, err
+	}
+	s.markParentSeen(ctx, sess, now)
+	return s.withState(sess, now), created, nil
+}
+
+// inherit gives a subagent its parent's issue, pull, branch and head commit
+// where it did not say its own.
+func inherit(child, parent *logbook.Session) {
+	for _, f := range []struct{ dst, src *string }{
+		{&child.Issue, &parent.Issue}, {&child.Pull, &parent.Pull},
+		{&child.Branch, &parent.Branch}, {&child.HeadCommit, &parent.HeadCommit},
+	} {
+		if *f.dst == "" {
+			*f.dst = *f.src
+		}
+	}
+}
+
+// restart applies a repeated start to an existing, locked session.
+func (s *Service) restart(ctx context.Context, tx store.Tx, sess logbook.Session, fields logbook.SessionFields, now time.Time) (logbook.Session, error) {
+	// A late hook of a finished subagent refreshes its fields and leaves it
+	// ended; any other session is reopened (or revived) and marked seen.
+	if !(sess.EndedOnPurpose() && sess.ParentID != "") {
+		reopen(&sess)
+		sess.LastSeenAt = now
+	}
+	fields.Apply(&sess)
+	return sess, tx.SessionUpdate(ctx, &sess)
+}
+
+// reopen makes an ended session active again. closed_at stays: it is set
+// once and never moved.
+func reopen(sess *logbook.Session) {
+	if sess.Status != logbook.StatusEnded {
+		return
+	}
+	sess.Status = logbook.StatusActive
+	sess.Outcome, sess.Blocker, sess.EndReason, sess.Result = "", "", "", ""
+}
+
+// markParentSeen keeps a subagent's parent seen. It runs after the
+// subagent's own transaction, in a statement of its own, so that a child
+// never holds its row lock while waiting for its parent's (ending a parent
+// locks the parent, then its children).
+func (s *Service) markParentSeen(ctx context.Context, sess logbook.Session, now time.Time) {
+	if sess.ParentID == "" || sess.Status != logbook.StatusActive {
+		return
+	}
+	if err := s.store.SessionMarkSeen(ctx, sess.ParentID, now); err != nil {
+		s.log.WarnContext(ctx, "could not mark parent session seen", "session", sess.ID, "parent", sess.ParentID, "err", err)
+	}
+}
+
+// loadForWrite reads and locks a session the caller is about to change:
+// ErrNotFound when the caller cannot see it, ErrForbidden when another
+// actor owns it.
+func (s *Service) loadForWrite(ctx context.Context, tx store.Tx, c Caller, id string) (logbook.Session, error) {
+	sess, err := tx.SessionGet(ctx, store.SessionGetParams{ID: id, ForUpdate: true})
+	if err != nil {
+		return sess, sessionNotFound(id, err)
+	}
+	if !c.sees(sess.Project) {
+		return sess, sessionNotFound(id, logbook.ErrNotFound)
+	}
+	if sess.Actor != c.Actor {
+		return sess, fmt.Errorf("session %s belongs to actor %q; only its owner changes it: %w", id, sess.Actor, logbook.ErrForbidden)
+	}
+	return sess, nil
+}
+
+func sessionNotFound(id string, err error) error {
+	if errors.Is(err, logbook.ErrNotFound) {
+		return fmt.Errorf("no session %q in your projects: %w", id, logbook.ErrNotFound)
+	}
+	return err
+}
+
+// heartbeat marks a locked session seen. A session ended on purpose takes
+// no writes (ErrEnded); a timed-out one is revived.
+func heartbeat(sess *logbook.Session, now time.Time) error {
+	if sess.EndedOnPurpose() {
+		return fmt.Errorf("session %s has ended (%s): %w", sess.ID, sess.EndReason, logbook.ErrEnded)
+	}
+	reopen(sess)
+	sess.LastSeenAt = now
+	return nil
+}
+
+// writeHeartbeat runs fn on a session the caller owns, inside one
+// transaction that also makes the write a heartbeat, and writes the session
+// row fn may have changed. Every write to a session goes through here.
+func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn func(tx store.Tx, sess *logbook.Session) error) (logbook.Session, error) {
+	now := s.now()
+	var sess logbook.Session
+	err := s.inTx(ctx, func(tx store.Tx) error {
+		var err error
+		if sess, err = s.loadForWrite(ctx, tx, c, id); err != nil {
+			return err
+		}
+		if err := heartbeat(&sess, now); err != nil {
+			return err
+		}
+		if err := fn(tx, &sess); err != nil {
+			return err
+		}
+		return tx.SessionUpdate(ctx, &sess)
+	})
+	if err != nil {
+		return logbook.Session{}, err
+	}
+	s.markParentSeen(ctx, sess, now)
+	return s.withState(sess, now), nil
+}
+
+// UpdateSession is a heartbeat that sets the given fields and keeps the rest.
+func (s *Service) UpdateSession(ctx context.Context, c Caller, id string, fields logbook.SessionFields) (logbook.Session, error) {
+	return s.writeHeartbeat(ctx, c, id, func(_ store.Tx, sess *logbook.Session) error {
+		fields.Apply(sess)
+		return nil
+	})
+}
+
+// SessionView is one session with its transcript page, subagents and plan.
+type SessionView struct {
+	Session      logbook.Session    `json:"session"`
+	Entries      []logbook.Entry    `json:"entries"`
+	NextAfterSeq int64              `json:"next_after_seq"`
+	Subagents    []logbook.Session  `json:"subagents"`
+	Plan         []logbook.PlanStep `json:"plan"`
+}
+
+// GetParams select the page of a session's transcript GetSession returns.
+type GetParams struct {
+	AfterSeq int64 // entries after this seq
+	Limit    int   // at most this many (default and maximum 500)
+	All      bool  // include superseded entries
+}
+
+// GetSession reads a session the caller can see, with its active entries
+// after p.AfterSeq (at most 500), its direct subagents and its plan.
+func (s *Service) GetSession(ctx context.Context, c Caller, id string, p GetParams) (SessionView, error) {
+	now := s.now()
+	sess, err := s.store.SessionGet(ctx, store.SessionGetParams{ID: id})
+	if err != nil || !c.sees(sess.Project) {
+		return SessionView{}, sessionNotFound(id, errOr(err, logbook.ErrNotFound))
+	}
+	if p.Limit <= 0 || p.Limit > logbook.MaxEntryPage {
+		p.Limit = logbook.MaxEntryPage
+	}
+	view := SessionView{Session: s.withState(sess, now), NextAfterSeq: p.AfterSeq}
+	if view.Entries, err = s.store.EntryList(ctx, store.EntryListParams{SessionID: id, AfterSeq: p.AfterSeq, Limit: p.Limit, IncludeSuperseded: p.All}); err != nil {
+		return SessionView{}, err
+	}
+	if n := len(view.Entries); n > 0 {
+		view.NextAfterSeq = view.Entries[n-1].Seq
+	}
+	if view.Subagents, err = s.store.SessionListChildren(ctx, id); err != nil {
+		return SessionView{}, err
+	}
+	for i := range view.Subagents {
+		view.Subagents[i] = s.withState(view.Subagents[i], now)
+	}
+	if view.Plan, err = s.store.PlanList(ctx, id); err != nil {
+		return SessionView{}, err
+	}
+	return view, nil
+}
+
+func errOr(err, fallback error) error {
+	if err != nil {
+		return err
+	}
+	return fallback
+}
+
+// ListParams select a page of a project's sessions.
+type ListParams struct {
+	Project string
+	Limit   int    // default 50, at most 200
+	Cursor  string // from a previous page's NextCursor
+}
+
+// SessionPage is one page of sessions, newest first.
+type SessionPage struct {
+	Sessions   []logbook.Session `json:"sessions"`
+	NextCursor string            `json:"next_cursor,omitempty"`
+}
+
+// ListSessions lists a project's sessions newest first. The cursor is
+// opaque to callers and stable while new sessions arrive: it names the last
+// session of a page, and the next page starts after it.
+func (s *Service) ListSessions(ctx context.Context, c Caller, p ListParams) (SessionPage, error) {
+	project, err := c.projectFor(p.Project)
+	if err != nil {
+		return SessionPage{}, err
+	}
+	switch {
+	case p.Limit == 0:
+		p.Limit = 50
+	case p.Limit < 0 || p.Limit > logbook.MaxPageSize:
+		return SessionPage{}, logbook.Invalid("limit", "give a limit from 1 to %d", logbook.MaxPageSize)
+	}
+	params := store.SessionListParams{Project: project, Limit: p.Limit + 1}
+	if p.Cursor != "" {
+		if params.After, err = decodeCursor(p.Cursor); err != nil {
+			return SessionPage{}, err
+		}
+	}
+	sessions, err := s.store.SessionList(ctx, params)
+	if err != nil {
+		return SessionPage{}, err
+	}
+	now := s.now()
+	page := SessionPage{Sessions: sessions}
+	if len(sessions) > p.Limit {
+		page.Sessions = sessions[:p.Limit]
+		last := page.Sessions[p.Limit-1]
+		page.NextCursor = encodeCursor(store.SessionCursor{StartedAt: last.StartedAt, ID: last.ID})
+	}
+	for i := range page.Sessions {
+		page.Sessions[i] = s.withState(page.Sessions[i], now)
+	}
+	return page, nil
+}
+
+func encodeCursor(c store.SessionCursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.StartedAt.UnixMicro(), 10) + "/" + c.ID))
+}
+
+func decodeCursor(s string) (*store.SessionCursor, error) {
+	bad := logbook.Invalid("cursor", "this cursor cannot be read; pass the next_cursor of the previous page as it was")
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad
+	}
+	micros, id, ok := strings.Cut(string(raw), "/")
+	us, err := strconv.ParseInt(micros, 10, 64)
+	if !ok || err != nil || id == "" {
+		return nil, bad
+	}
+	return &store.SessionCursor{StartedAt: time.UnixMicro(us).UTC(), ID: id}, nil
+}

@@ -1,0 +1,107 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// tokenPrefix starts every token logbook makes, so a leaked one is easy to
+// recognise (and to redact).
+const tokenPrefix = "lbk_"
+
+// newTokenValue returns a new random token: 32 random bytes.
+func newTokenValue() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// hashToken is how tokens are stored and looked up: their SHA-256. A
+// lookup by hash through a unique index reveals nothing by its timing
+// about how much of a guess was right.
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Authenticate returns the caller a bearer token stands for, or
+// ErrUnauthorized.
+func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return Caller{}, fmt.Errorf("no token: send Authorization: Bearer TOKEN: %w", logbook.ErrUnauthorized)
+	}
+	t, err := s.store.TokenGetByHash(ctx, hashToken(token))
+	if errors.Is(err, logbook.ErrNotFound) {
+		return Caller{}, fmt.Errorf("this token is not known or was revoked: %w", logbook.ErrUnauthorized)
+	}
+	if err != nil {
+		return Caller{}, err
+	}
+	return Caller{Actor: t.Actor, Project: t.Project, Admin: t.Admin}, nil
+}
+
+// EnsureAdminToken makes sure an admin token exists. With fixed set (from
+// LOGBOOK_ADMIN_TOKEN) that token is stored if it is not yet; otherwise,
+// when no admin token exists, one is generated. It returns the new token's
+// value when it generated one (to be shown once), else "".
+func (s *Service) EnsureAdminToken(ctx context.Context, fixed string) (string, error) {
+	now := s.now()
+	if fixed = strings.TrimSpace(fixed); fixed != "" {
+		if _, err := s.store.TokenGetByHash(ctx, hashToken(fixed)); err == nil {
+			return "", nil
+		} else if !errors.Is(err, logbook.ErrNotFound) {
+			return "", err
+		}
+		err := s.store.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(fixed), Actor: "admin", Admin: true, CreatedAt: now})
+		if errors.Is(err, logbook.ErrConflict) { // another replica stored it first
+			return "", nil
+		}
+		return "", err
+	}
+	exists, err := s.store.TokenAdminExists(ctx)
+	if err != nil || exists {
+		return "", err
+	}
+	value := newTokenValue()
+	if err := s.store.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(value), Actor: "admin", Admin: true, CreatedAt: now}); err != nil {
+		return "", err
+	}
+	return value, nil
+}
+
+// CreateToken makes a bearer token for actor in project, making the
+// project the first time it is named. Only the admin may.
+func (s *Service) CreateToken(ctx context.Context, c Caller, project, actor string) (string, error) {
+	if !c.Admin {
+		return "", fmt.Errorf("only the admin token makes tokens: %w", logbook.ErrForbidden)
+	}
+	project, actor = logbook.Clip(project, logbook.MaxID), logbook.Clip(actor, logbook.MaxID)
+	if project == "" {
+		return "", logbook.Invalid("project", "name the project the token is for")
+	}
+	if actor == "" {
+		return "", logbook.Invalid("actor", "name the actor (a person or service account) the token is for")
+	}
+	value := newTokenValue()
+	now := s.now()
+	err := s.inTx(ctx, func(tx store.Tx) error {
+		if err := tx.ProjectEnsure(ctx, project, now); err != nil {
+			return err
+		}
+		return tx.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(value), Project: project, Actor: actor, CreatedAt: now})
+	})
+	if err != nil {
+		return "", err
+	}
+	return value, nil
+}

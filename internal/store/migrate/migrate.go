@@ -1,0 +1,116 @@
+// Package migrate applies an engine's numbered SQL migrations.
+//
+// Migrations are files named NNNN_name.up.sql in an fs.FS (embedded in the
+// binary by each engine). Versions start at 1 and have no gaps; each is
+// applied once, in its own transaction, and recorded in schema_migrations.
+// Migrations are additive: a new column or table, never a rewrite of live
+// rows without a backfill plan.
+package migrate
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Migration is one numbered step.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Load reads the migrations in dir of fsys and checks that their versions
+// run 1, 2, 3… without a gap or a repeat.
+func Load(fsys fs.FS, dir string) ([]Migration, error) {
+	files, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("error reading migrations: %w", err)
+	}
+	var migrations []Migration
+	for _, f := range files {
+		name, ok := strings.CutSuffix(f.Name(), ".up.sql")
+		if !ok {
+			continue
+		}
+		number, label, ok := strings.Cut(name, "_")
+		version, err := strconv.Atoi(number)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration file %q: name it NNNN_name.up.sql", f.Name())
+		}
+		body, err := fs.ReadFile(fsys, path.Join(dir, f.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("error reading migration %q: %w", f.Name(), err)
+		}
+		migrations = append(migrations, Migration{Version: version, Name: label, SQL: string(body)})
+	}
+	sort.Slice(migrations, func(i, j int) bool { return migrations[i].Version < migrations[j].Version })
+	for i, m := range migrations {
+		if m.Version != i+1 {
+			return nil, fmt.Errorf("migrations must be numbered 1, 2, 3… without gaps: expected %d, found %d (%s)", i+1, m.Version, m.Name)
+		}
+	}
+	return migrations, nil
+}
+
+// Apply brings db up to the newest migration and returns the versions it
+// applied. lock, when not nil, runs inside the first statement's
+// transaction to keep several processes from migrating at once (PostgreSQL
+// takes an advisory lock there; SQLite's single writer needs none).
+func Apply(ctx context.Context, db *sql.DB, migrations []Migration, lock func(context.Context, *sql.Tx) error) ([]int, error) {
+	const create = `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version BIGINT PRIMARY KEY,
+		name TEXT NOT NULL,
+		applied_at BIGINT NOT NULL)`
+	if _, err := db.ExecContext(ctx, create); err != nil {
+		return nil, fmt.Errorf("error creating schema_migrations: %w", err)
+	}
+	var applied []int
+	for _, m := range migrations {
+		done, err := applyOne(ctx, db, m, lock)
+		if err != nil {
+			return applied, err
+		}
+		if done {
+			applied = append(applied, m.Version)
+		}
+	}
+	return applied, nil
+}
+
+func applyOne(ctx context.Context, db *sql.DB, m Migration, lock func(context.Context, *sql.Tx) error) (bool, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("error starting migration %d: %w", m.Version, err)
+	}
+	defer tx.Rollback()
+	if lock != nil {
+		if err := lock(ctx, tx); err != nil {
+			return false, fmt.Errorf("error locking for migration %d: %w", m.Version, err)
+		}
+	}
+	var count int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, m.Version).Scan(&count); err != nil {
+		return false, fmt.Errorf("error reading schema_migrations: %w", err)
+	}
+	if count > 0 {
+		return false, nil
+	}
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return false, fmt.Errorf("error applying migration %d (%s): %w", m.Version, m.Name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
+		m.Version, m.Name, time.Now().UnixMicro()); err != nil {
+		return false, fmt.Errorf("error recording migration %d: %w", m.Version, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("error committing migration %d: %w", m.Version, err)
+	}
+	return true, nil
+}

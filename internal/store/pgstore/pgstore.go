@@ -1,0 +1,67 @@
+// Package pgstore is logbook's PostgreSQL engine, through pgx, for several
+// logbook replicas on one database.
+//
+// The queries are shared with SQLite in package sqlstore; this package
+// connects, applies its migrations under an advisory lock (so replicas
+// starting together migrate once), locks rows with FOR UPDATE and says how
+// PostgreSQL reports a unique-key clash.
+package pgstore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/logbookhq/logbook/internal/store/migrate"
+	"github.com/logbookhq/logbook/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrationLockID is the advisory lock key replicas take while migrating.
+const migrationLockID = 7474_0001
+
+// Open connects to the PostgreSQL database at url (postgres://…) and brings
+// its schema up to date.
+func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
+	cfg, err := pgconnConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("error connecting to PostgreSQL at %s: %w (is it running, and does the database exist?)", redactURL(url), err)
+	}
+	steps, err := migrate.Load(migrations, "migrations")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	lock := func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLockID)
+		return err
+	}
+	if _, err := migrate.Apply(ctx, db, steps, lock); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("error migrating PostgreSQL database: %w", err)
+	}
+	return sqlstore.New(db, sqlstore.Dialect{
+		Name:              "postgres",
+		ForUpdate:         " FOR UPDATE",
+		IsUniqueViolation: isUniqueViolation,
+	}), nil
+}
+
+func isUniqueViolation(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "23505"
+}

@@ -1,0 +1,82 @@
+// Package sqlitestore is logbook's embedded engine: a SQLite file through
+// the pure Go driver modernc.org/sqlite, so the binary needs no C library.
+//
+// The queries are shared with PostgreSQL in package sqlstore; this package
+// opens the file, applies its migrations and says how SQLite reports a
+// unique-key clash.
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/logbookhq/logbook/internal/store/migrate"
+	"github.com/logbookhq/logbook/internal/store/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Open opens (creating if needed) the SQLite database at path and brings
+// its schema up to date.
+func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("error creating the database folder %s: %w", dir, err)
+		}
+	}
+	// WAL lets readers go on while a write commits and survives a crash of
+	// the process without losing a committed transaction; synchronous=FULL
+	// syncs the log on every commit, so what was acknowledged survives a
+	// power cut too. busy_timeout makes a second process (a CLI command
+	// next to the server) wait for the lock instead of failing at once.
+	// Foreign keys are off by default in SQLite; the schema relies on them
+	// for cascading deletes.
+	q := url.Values{}
+	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)"} {
+		q.Add("_pragma", pragma)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("error opening SQLite database %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer at a time anyway, and a single
+	// connection turns every transaction into a queue in database/sql
+	// instead of SQLITE_BUSY errors under concurrent requests.
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("error opening SQLite database %s: %w (is the folder writable?)", path, err)
+	}
+	steps, err := migrate.Load(migrations, "migrations")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := migrate.Apply(ctx, db, steps, nil); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("error migrating SQLite database %s: %w", path, err)
+	}
+	return sqlstore.New(db, sqlstore.Dialect{
+		Name:              "sqlite",
+		ForUpdate:         "",
+		IsUniqueViolation: isUniqueViolation,
+	}), nil
+}
+
+func isUniqueViolation(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}

@@ -1,0 +1,146 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) error {
+	const columns = 14
+	// One multi-row INSERT per chunk: a batch of 500 hook entries is a
+	// handful of statements, not 500 round trips. 60 rows x 14 columns stays
+	// under SQLite's default limit of host parameters.
+	const chunk = 60
+	for start := 0; start < len(entries); start += chunk {
+		part := entries[start:min(start+chunk, len(entries))]
+		var b strings.Builder
+		b.WriteString(`INSERT INTO entries (session_id, seq, at, kind, role, text, tool, tool_call_id,
+			payload, commit_sha, key, input_tokens, output_tokens, superseded_at) VALUES `)
+		args := make([]any, 0, len(part)*columns)
+		for i, en := range part {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('(')
+			for c := 1; c <= columns; c++ {
+				if c > 1 {
+					b.WriteString(", ")
+				}
+				b.WriteByte('$')
+				b.WriteString(strconv.Itoa(i*columns + c))
+			}
+			b.WriteByte(')')
+			var payload, key sql.NullString
+			if len(en.Payload) > 0 {
+				payload = sql.NullString{String: string(en.Payload), Valid: true}
+			}
+			if en.Key != "" {
+				key = sql.NullString{String: en.Key, Valid: true}
+			}
+			var in, out sql.NullInt64
+			if en.Usage != nil {
+				in = sql.NullInt64{Int64: en.Usage.InputTokens, Valid: true}
+				out = sql.NullInt64{Int64: en.Usage.OutputTokens, Valid: true}
+			}
+			var superseded sql.NullInt64
+			if en.Superseded {
+				superseded = sql.NullInt64{Int64: micros(en.At), Valid: true}
+			}
+			args = append(args, en.SessionID, en.Seq, micros(en.At), string(en.Kind), en.Role, en.Text, en.Tool,
+				en.ToolCallID, payload, en.Commit, key, in, out, superseded)
+		}
+		if _, err := e.q.ExecContext(ctx, b.String(), args...); err != nil {
+			return e.interpretError(err, "inserting entries")
+		}
+	}
+	return nil
+}
+
+func (e executor) EntryExistingKeys(ctx context.Context, sessionID string, keys []string) (map[string]bool, error) {
+	found := map[string]bool{}
+	// Chunks keep the IN list within every engine's parameter limit.
+	const chunk = 500
+	for start := 0; start < len(keys); start += chunk {
+		part := keys[start:min(start+chunk, len(keys))]
+		var b strings.Builder
+		b.WriteString(`SELECT key FROM entries WHERE session_id = $1 AND key IN (`)
+		args := []any{sessionID}
+		for i, k := range part {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("$" + strconv.Itoa(i+2))
+			args = append(args, k)
+		}
+		b.WriteByte(')')
+		rows, err := e.q.QueryContext(ctx, b.String(), args...)
+		if err != nil {
+			return nil, e.interpretError(err, "reading entry keys")
+		}
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, e.interpretError(err, "reading entry keys")
+			}
+			found[k] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, e.interpretError(err, "reading entry keys")
+		}
+	}
+	return found, nil
+}
+
+func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]logbook.Entry, error) {
+	query := `SELECT id, session_id, seq, at, kind, role, text, tool, tool_call_id, payload, commit_sha, key,
+		input_tokens, output_tokens, superseded_at IS NOT NULL
+		FROM entries WHERE session_id = $1 AND seq > $2`
+	if !p.IncludeSuperseded {
+		query += ` AND superseded_at IS NULL`
+	}
+	query += ` ORDER BY seq LIMIT $3`
+	rows, err := e.q.QueryContext(ctx, query, p.SessionID, p.AfterSeq, p.Limit)
+	if err != nil {
+		return nil, e.interpretError(err, "listing entries")
+	}
+	defer rows.Close()
+	entries := []logbook.Entry{}
+	for rows.Next() {
+		var en logbook.Entry
+		var at int64
+		var payload, key sql.NullString
+		var in, out sql.NullInt64
+		if err := rows.Scan(&en.ID, &en.SessionID, &en.Seq, &at, &en.Kind, &en.Role, &en.Text, &en.Tool,
+			&en.ToolCallID, &payload, &en.Commit, &key, &in, &out, &en.Superseded); err != nil {
+			return nil, e.interpretError(err, "listing entries")
+		}
+		en.At = fromMicros(at)
+		if payload.Valid {
+			en.Payload = []byte(payload.String)
+		}
+		en.Key = key.String
+		if in.Valid || out.Valid {
+			en.Usage = &logbook.Usage{InputTokens: in.Int64, OutputTokens: out.Int64}
+		}
+		entries = append(entries, en)
+	}
+	return entries, e.interpretError(rows.Err(), "listing entries")
+}
+
+func (e executor) EntrySupersede(ctx context.Context, sessionID string, at time.Time) (int64, error) {
+	res, err := e.q.ExecContext(ctx, `UPDATE entries SET superseded_at = $2 WHERE session_id = $1 AND superseded_at IS NULL`,
+		sessionID, micros(at))
+	if err != nil {
+		return 0, e.interpretError(err, "superseding entries")
+	}
+	n, err := res.RowsAffected()
+	return n, e.interpretError(err, "superseding entries")
+}

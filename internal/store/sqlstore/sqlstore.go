@@ -1,0 +1,159 @@
+// Package sqlstore implements store.Store over database/sql for both of
+// logbook's engines.
+//
+// SQLite (3.35 and later) and PostgreSQL speak the same SQL for everything
+// the ledger needs: $N placeholders, INSERT … ON CONFLICT DO NOTHING,
+// RETURNING, partial indexes. Times are stored as Unix microseconds in
+// BIGINT columns in both. So the queries live here once, and an engine
+// package (sqlitestore, pgstore) supplies only what differs: how to open the
+// database, its migrations, row locking, and how it reports a unique-key
+// clash. The conformance suite in storetest runs against both.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// Dialect is what an engine does differently.
+type Dialect struct {
+	// Name is the engine's name: "sqlite" or "postgres".
+	Name string
+	// ForUpdate is appended to a SELECT that must lock its rows until the
+	// transaction ends: " FOR UPDATE" on PostgreSQL, "" on SQLite, where
+	// one connection serialises every transaction already.
+	ForUpdate string
+	// IsUniqueViolation reports whether err is a unique-key clash.
+	IsUniqueViolation func(error) bool
+}
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Store is a store.Store on a database/sql handle.
+type Store struct {
+	executor
+	db *sql.DB
+}
+
+// New returns a Store on db, which must already be migrated.
+func New(db *sql.DB, d Dialect) *Store {
+	return &Store{executor: executor{q: db, d: d}, db: db}
+}
+
+// DB returns the underlying handle, for engine-specific work (migrations,
+// backups) and tests.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Engine names the engine.
+func (s *Store) Engine() string { return s.d.Name }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Begin starts a transaction.
+func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("error starting transaction: %w", err)
+	}
+	return &txStore{executor: executor{q: tx, d: s.d}, tx: tx}, nil
+}
+
+type txStore struct {
+	executor
+	tx *sql.Tx
+}
+
+func (t *txStore) Commit() error {
+	if err := t.tx.Commit(); err != nil {
+		return fmt.Errorf("error committing transaction: %w", err)
+	}
+	return nil
+}
+
+func (t *txStore) Rollback() error {
+	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("error rolling back transaction: %w", err)
+	}
+	return nil
+}
+
+// executor runs the queries on a *sql.DB or a *sql.Tx.
+type executor struct {
+	q querier
+	d Dialect
+}
+
+// interpretError maps engine errors onto the logbook sentinels, so callers
+// test errors.Is(err, logbook.ErrNotFound) whatever the engine.
+func (e executor) interpretError(err error, doing string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%s: %w", doing, logbook.ErrNotFound)
+	case e.d.IsUniqueViolation(err):
+		return fmt.Errorf("%s: %w: %v", doing, logbook.ErrConflict, err)
+	default:
+		return fmt.Errorf("error %s: %w", doing, err)
+	}
+}
+
+// micros and fromMicros convert between time.Time and the stored Unix
+// microseconds.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMicro(), Valid: true}
+}
+
+func fromNullMicros(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := fromMicros(n.Int64)
+	return &t
+}
+
+func (e executor) ProjectEnsure(ctx context.Context, name string, now time.Time) error {
+	_, err := e.q.ExecContext(ctx, `INSERT INTO projects (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, micros(now))
+	return e.interpretError(err, "ensuring project")
+}
+
+func (e executor) TokenInsert(ctx context.Context, t *logbook.Token) error {
+	_, err := e.q.ExecContext(ctx, `INSERT INTO tokens (id, hash, project, actor, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		t.ID, t.Hash, t.Project, t.Actor, t.Admin, micros(t.CreatedAt))
+	return e.interpretError(err, "storing token")
+}
+
+func (e executor) TokenGetByHash(ctx context.Context, hash string) (logbook.Token, error) {
+	var t logbook.Token
+	var created int64
+	var revoked sql.NullInt64
+	err := e.q.QueryRowContext(ctx, `SELECT id, hash, project, actor, admin, created_at, revoked_at FROM tokens WHERE hash = $1 AND revoked_at IS NULL`, hash).
+		Scan(&t.ID, &t.Hash, &t.Project, &t.Actor, &t.Admin, &created, &revoked)
+	t.CreatedAt, t.RevokedAt = fromMicros(created), fromNullMicros(revoked)
+	return t, e.interpretError(err, "reading token")
+}
+
+func (e executor) TokenAdminExists(ctx context.Context) (bool, error) {
+	var n int
+	err := e.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM tokens WHERE admin AND revoked_at IS NULL`).Scan(&n)
+	return n > 0, e.interpretError(err, "counting admin tokens")
+}
