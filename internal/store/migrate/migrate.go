@@ -64,13 +64,6 @@ func Load(fsys fs.FS, dir string) ([]Migration, error) {
 // transaction to keep several processes from migrating at once (PostgreSQL
 // takes an advisory lock there; SQLite's single writer needs none).
 func Apply(ctx context.Context, db *sql.DB, migrations []Migration, lock func(context.Context, *sql.Tx) error) ([]int, error) {
-	const create = `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version BIGINT PRIMARY KEY,
-		name TEXT NOT NULL,
-		applied_at BIGINT NOT NULL)`
-	if _, err := db.ExecContext(ctx, create); err != nil {
-		return nil, fmt.Errorf("error creating schema_migrations: %w", err)
-	}
 	var applied []int
 	for _, m := range migrations {
 		done, err := applyOne(ctx, db, m, lock)
@@ -94,6 +87,15 @@ func applyOne(ctx context.Context, db *sql.DB, m Migration, lock func(context.Co
 		if err := lock(ctx, tx); err != nil {
 			return false, fmt.Errorf("error locking for migration %d: %w", m.Version, err)
 		}
+	}
+	// Created under the lock: two PostgreSQL replicas creating it at once
+	// would clash in the catalog even with IF NOT EXISTS.
+	const create = `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version BIGINT PRIMARY KEY,
+		name TEXT NOT NULL,
+		applied_at BIGINT NOT NULL)`
+	if _, err := tx.ExecContext(ctx, create); err != nil {
+		return false, fmt.Errorf("error creating schema_migrations: %w", err)
 	}
 	var count int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = $1`, m.Version).Scan(&count); err != nil {

@@ -1,0 +1,113 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
+	ctx := context.Background()
+
+	t.Run("InsertListRoundTrip", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		in := []logbook.Entry{
+			{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindPrompt, Text: "hi"},
+			{SessionID: s.ID, Seq: 2, At: base.Add(time.Second), Kind: logbook.KindToolCall, Tool: "Bash",
+				ToolCallID: "t1", Payload: json.RawMessage(`{"command":"ls"}`), Commit: "abc", Key: "k1",
+				Usage: &logbook.Usage{InputTokens: 3, OutputTokens: 4}},
+		}
+		must(t, st.EntryInsert(ctx, in))
+		got, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 10})
+		must(t, err)
+		if len(got) != 2 {
+			t.Fatalf("listed %d entries, want 2", len(got))
+		}
+		equal(t, "seq", got[1].Seq, int64(2))
+		equal(t, "at", got[1].At, base.Add(time.Second))
+		equal(t, "tool", got[1].Tool, "Bash")
+		equal(t, "payload", string(got[1].Payload), `{"command":"ls"}`)
+		equal(t, "key", got[1].Key, "k1")
+		equal(t, "commit", got[1].Commit, "abc")
+		if got[1].Usage == nil || *got[1].Usage != (logbook.Usage{InputTokens: 3, OutputTokens: 4}) {
+			t.Errorf("usage = %+v", got[1].Usage)
+		}
+		if got[0].Usage != nil || got[0].Payload != nil || got[0].Key != "" {
+			t.Errorf("an entry without usage, payload or key reads back with them: %+v", got[0])
+		}
+	})
+
+	t.Run("AfterSeqLimitAndSupersede", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		var in []logbook.Entry
+		for i := 1; i <= 130; i++ { // more than one insert chunk
+			in = append(in, logbook.Entry{SessionID: s.ID, Seq: int64(i), At: base, Kind: logbook.KindNote, Text: "n"})
+		}
+		must(t, st.EntryInsert(ctx, in))
+		page, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, AfterSeq: 100, Limit: 20})
+		must(t, err)
+		equal(t, "page length", len(page), 20)
+		equal(t, "first seq after 100", page[0].Seq, int64(101))
+		n, err := st.EntrySupersede(ctx, s.ID, base.Add(time.Minute))
+		must(t, err)
+		equal(t, "superseded", n, int64(130))
+		must(t, st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 131, At: base, Kind: logbook.KindSummary, Text: "sum"}}))
+		active, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 500})
+		must(t, err)
+		equal(t, "active after compaction", len(active), 1)
+		equal(t, "active kind", active[0].Kind, logbook.KindSummary)
+		all, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 500, IncludeSuperseded: true})
+		must(t, err)
+		equal(t, "all entries", len(all), 131)
+		equal(t, "first is superseded", all[0].Superseded, true)
+		equal(t, "last is not", all[130].Superseded, false)
+	})
+
+	t.Run("SeqAndKeyAreUnique", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		must(t, st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindNote, Key: "k"}}))
+		err := st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindNote}})
+		if !errors.Is(err, logbook.ErrConflict) {
+			t.Errorf("repeated seq: err = %v, want ErrConflict", err)
+		}
+		err = st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 2, At: base, Kind: logbook.KindNote, Key: "k"}})
+		if !errors.Is(err, logbook.ErrConflict) {
+			t.Errorf("repeated key: err = %v, want ErrConflict", err)
+		}
+		other := newSession(t, st, sessionOpts{})
+		must(t, st.EntryInsert(ctx, []logbook.Entry{{SessionID: other.ID, Seq: 1, At: base, Kind: logbook.KindNote, Key: "k"}}))
+	})
+
+	t.Run("ExistingKeys", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		var in []logbook.Entry
+		var ask []string
+		for i := 1; i <= 600; i++ { // more keys than one IN list holds
+			k := "k" + string(rune('a'+i%26)) + time.Duration(i).String()
+			if i%2 == 0 {
+				in = append(in, logbook.Entry{SessionID: s.ID, Seq: int64(len(in) + 1), At: base, Kind: logbook.KindNote, Key: k})
+			}
+			ask = append(ask, k)
+		}
+		must(t, st.EntryInsert(ctx, in))
+		found, err := st.EntryExistingKeys(ctx, s.ID, ask)
+		must(t, err)
+		equal(t, "keys found", len(found), 300)
+		none, err := st.EntryExistingKeys(ctx, s.ID, nil)
+		must(t, err)
+		equal(t, "keys found for none asked", len(none), 0)
+	})
+}

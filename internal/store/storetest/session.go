@@ -1,0 +1,173 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+func testSession(t *testing.T, newStore func(testing.TB) store.Store) {
+	ctx := context.Background()
+
+	t.Run("InsertAndGetRoundTrip", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		closed := base.Add(time.Hour)
+		s := logbook.Session{
+			ID: logbook.NewID(base), Project: "p", Actor: "a", Harness: "h", HarnessSessionID: "x",
+			ParentID: "", Agent: "ag", Title: "t", GivenTitle: "gt", Goal: "g", Task: "tk", Prompt: "pr",
+			Model: "m", AgentType: "at", Issue: "12", Pull: "7", Branch: "b", HeadCommit: "c",
+			Subject: "vm:1", Status: logbook.StatusEnded, Outcome: logbook.OutcomeFailed,
+			Blocker: logbook.BlockerToolError, EndReason: "ended", Result: "r",
+			StartedAt: base, LastSeenAt: base.Add(time.Minute), ClosedAt: &closed,
+			EntryCount: 3, MessageCount: 2, ToolCallCount: 1, InputTokens: 10, OutputTokens: 20,
+			FirstAssistant: "fa", LastAssistant: "la",
+		}
+		inserted, err := st.SessionInsert(ctx, &s)
+		must(t, err)
+		equal(t, "inserted", inserted, true)
+		got, err := st.SessionGet(ctx, store.SessionGetParams{ID: s.ID})
+		must(t, err)
+		if got.ClosedAt == nil || !got.ClosedAt.Equal(closed) {
+			t.Fatalf("closed_at = %v, want %v", got.ClosedAt, closed)
+		}
+		got.ClosedAt, s.ClosedAt = nil, nil
+		if got != s {
+			t.Errorf("round trip changed the session:\n got %+v\nwant %+v", got, s)
+		}
+	})
+
+	t.Run("MissingIsErrNotFound", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		_, err := st.SessionGet(ctx, store.SessionGetParams{ID: "nope"})
+		if !errors.Is(err, logbook.ErrNotFound) {
+			t.Fatalf("SessionGet(missing) err = %v, want ErrNotFound", err)
+		}
+		_, err = st.SessionGetByHarnessID(ctx, store.SessionGetByHarnessIDParams{Project: "p", Actor: "a", Harness: "h", HarnessSessionID: "x"})
+		if !errors.Is(err, logbook.ErrNotFound) {
+			t.Fatalf("SessionGetByHarnessID(missing) err = %v, want ErrNotFound", err)
+		}
+		s := logbook.Session{ID: "nope", Status: logbook.StatusActive}
+		if err := st.SessionUpdate(ctx, &s); !errors.Is(err, logbook.ErrNotFound) {
+			t.Fatalf("SessionUpdate(missing) err = %v, want ErrNotFound", err)
+		}
+	})
+
+	t.Run("HarnessKeyIsUnique", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		first := newSession(t, st, sessionOpts{HarnessID: "h-1"})
+		again := logbook.Session{ID: logbook.NewID(base), Project: "p", Actor: "alice", Harness: "test",
+			HarnessSessionID: "h-1", Status: logbook.StatusActive, StartedAt: base, LastSeenAt: base}
+		inserted, err := st.SessionInsert(ctx, &again)
+		must(t, err)
+		equal(t, "second insert with the same harness id inserted", inserted, false)
+		got, err := st.SessionGetByHarnessID(ctx, store.SessionGetByHarnessIDParams{Project: "p", Actor: "alice", Harness: "test", HarnessSessionID: "h-1"})
+		must(t, err)
+		equal(t, "found id", got.ID, first.ID)
+		// Another actor, or no harness id at all, is another session.
+		newSession(t, st, sessionOpts{HarnessID: "h-1", Actor: "bob"})
+		newSession(t, st, sessionOpts{})
+		newSession(t, st, sessionOpts{})
+	})
+
+	t.Run("UpdateWritesMutableFields", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		s.Goal, s.Status, s.EntryCount, s.LastSeenAt = "new goal", logbook.StatusEnded, 9, base.Add(time.Hour)
+		must(t, st.SessionUpdate(ctx, &s))
+		got, err := st.SessionGet(ctx, store.SessionGetParams{ID: s.ID})
+		must(t, err)
+		equal(t, "goal", got.Goal, "new goal")
+		equal(t, "status", got.Status, logbook.StatusEnded)
+		equal(t, "entry_count", got.EntryCount, int64(9))
+		equal(t, "last_seen_at", got.LastSeenAt, base.Add(time.Hour))
+	})
+
+	t.Run("MarkSeenOnlyMovesForwardOnActive", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		must(t, st.SessionMarkSeen(ctx, s.ID, base.Add(time.Minute)))
+		must(t, st.SessionMarkSeen(ctx, s.ID, base.Add(-time.Minute)))
+		got, _ := st.SessionGet(ctx, store.SessionGetParams{ID: s.ID})
+		equal(t, "last_seen_at", got.LastSeenAt, base.Add(time.Minute))
+		got.Status = logbook.StatusEnded
+		must(t, st.SessionUpdate(ctx, &got))
+		must(t, st.SessionMarkSeen(ctx, s.ID, base.Add(time.Hour)))
+		got, _ = st.SessionGet(ctx, store.SessionGetParams{ID: s.ID})
+		equal(t, "last_seen_at of an ended session", got.LastSeenAt, base.Add(time.Minute))
+	})
+
+	t.Run("Children", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		parent := newSession(t, st, sessionOpts{})
+		c1 := newSession(t, st, sessionOpts{ParentID: parent.ID, StartedAt: base.Add(time.Second)})
+		c2 := newSession(t, st, sessionOpts{ParentID: parent.ID, StartedAt: base.Add(2 * time.Second)})
+		newSession(t, st, sessionOpts{})
+		children, err := st.SessionListChildren(ctx, parent.ID)
+		must(t, err)
+		equal(t, "children, oldest first", ids(children), c1.ID+" "+c2.ID+" ")
+		none, err := st.SessionListChildren(ctx, "")
+		must(t, err)
+		equal(t, "children of the empty id", len(none), 0)
+	})
+
+	t.Run("TimeOut", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		old := newSession(t, st, sessionOpts{StartedAt: base})
+		fresh := newSession(t, st, sessionOpts{StartedAt: base.Add(time.Hour)})
+		n, err := st.SessionTimeOut(ctx, base.Add(30*time.Minute), base.Add(2*time.Hour))
+		must(t, err)
+		equal(t, "timed out", n, int64(1))
+		got, _ := st.SessionGet(ctx, store.SessionGetParams{ID: old.ID})
+		equal(t, "status", got.Status, logbook.StatusEnded)
+		equal(t, "end_reason", got.EndReason, logbook.EndReasonTimedOut)
+		if got.ClosedAt == nil || !got.ClosedAt.Equal(base.Add(2*time.Hour)) {
+			t.Errorf("closed_at = %v, want the sweep time", got.ClosedAt)
+		}
+		got, _ = st.SessionGet(ctx, store.SessionGetParams{ID: fresh.ID})
+		equal(t, "fresh status", got.Status, logbook.StatusActive)
+	})
+}
+
+func testSessionList(t *testing.T, newStore func(testing.TB) store.Store) {
+	ctx := context.Background()
+	st := newStore(t)
+	var want []logbook.Session
+	for i := 0; i < 7; i++ {
+		// Two sessions per instant, so the id breaks ties.
+		want = append(want, newSession(t, st, sessionOpts{StartedAt: base.Add(time.Duration(i/2) * time.Second)}))
+	}
+	newSession(t, st, sessionOpts{Project: "other"})
+	// Newest first: reverse start order, ties by id descending.
+	var all []logbook.Session
+	var after *store.SessionCursor
+	for {
+		page, err := st.SessionList(ctx, store.SessionListParams{Project: "p", Limit: 3, After: after})
+		must(t, err)
+		all = append(all, page...)
+		if len(page) < 3 {
+			break
+		}
+		last := page[len(page)-1]
+		after = &store.SessionCursor{StartedAt: last.StartedAt, ID: last.ID}
+	}
+	if len(all) != len(want) {
+		t.Fatalf("paged through %d sessions, want %d", len(all), len(want))
+	}
+	for i := 1; i < len(all); i++ {
+		a, b := all[i-1], all[i]
+		if a.StartedAt.Before(b.StartedAt) || (a.StartedAt.Equal(b.StartedAt) && a.ID < b.ID) {
+			t.Errorf("sessions %d and %d are out of order: %v %s, %v %s", i-1, i, a.StartedAt, a.ID, b.StartedAt, b.ID)
+		}
+	}
+}
