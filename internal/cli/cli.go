@@ -4,6 +4,8 @@
 package cli
 
 import (
+	"errors"
+	"flag"
 	"context"
 	"fmt"
 	"io"
@@ -136,4 +138,13 @@ func redactPassword(url string) string {
 
 func logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// parseExit is the exit code for a flag parsing error: 0 for -h/--help,
+// which printed the usage, else 2.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
 }

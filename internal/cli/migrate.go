@@ -13,7 +13,7 @@ func migrateCmd(ctx context.Context, env Env, args []string) int {
 	fs.SetOutput(env.Stderr)
 	db := fs.String("db", "", "SQLite file or postgres:// URL (env LOGBOOK_DB; default "+defaultDB(env)+")")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	dbValue := dbFlagValue(env, *db)
 	st, err := env.OpenStore(ctx, dbValue)

@@ -37,7 +37,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if *addr == "" {
 		*addr = env.Getenv("LOGBOOK_ADDR")
@@ -56,11 +56,6 @@ Flags:
 	defer st.Close()
 	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log})
 
-	if err := announceAdminToken(ctx, env, svc, dbValue); err != nil {
-		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
-		return 1
-	}
-
 	mux := http.NewServeMux()
 	httpapi.New(mux, svc, log)
 	listener, err := net.Listen("tcp", *addr)
@@ -70,6 +65,11 @@ Flags:
 	}
 	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(env.Stdout, "logbook listening on http://%s, database %s\n", listener.Addr(), describeDB(dbValue))
+	if err := announceAdminToken(ctx, env, svc, dbValue); err != nil {
+		listener.Close()
+		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+		return 1
+	}
 
 	go sweep(ctx, svc, log)
 	errc := make(chan error, 1)

@@ -34,7 +34,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	svc, st, err := openService(ctx, env, *db)
 	if err != nil {

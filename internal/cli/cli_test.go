@@ -1,0 +1,109 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/cli"
+	"github.com/logbookhq/logbook/internal/store"
+	"github.com/logbookhq/logbook/internal/store/sqlitestore"
+)
+
+func env(stdout, stderr io.Writer, vars map[string]string) cli.Env {
+	return cli.Env{
+		Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr,
+		Getenv: func(k string) string { return vars[k] },
+		OpenStore: func(ctx context.Context, db string) (store.Store, error) {
+			return sqlitestore.Open(ctx, db)
+		},
+	}
+}
+
+// TestServe runs `logbook serve` as a user would: it says where it listens,
+// makes and saves the admin token, answers, and stops on a signal.
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "data", "logbook.db")
+	out, outW := io.Pipe()
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- cli.Run(ctx, env(outW, &stderr, nil), []string{"serve", "--addr", "127.0.0.1:0", "--db", db})
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(out)
+	lines.Scan()
+	first := lines.Text()
+	if !strings.Contains(first, "listening on http://127.0.0.1:") || !strings.Contains(first, "SQLite "+db) {
+		t.Fatalf("first line %q does not say where it listens and which database", first)
+	}
+	url := strings.Fields(strings.SplitAfter(first, "listening on ")[1])[0]
+	url = strings.TrimSuffix(url, ",")
+	lines.Scan() // "admin token (shown once, saved to …):"
+	lines.Scan()
+	token := strings.TrimSpace(lines.Text())
+	go io.Copy(io.Discard, out)
+
+	saved, err := os.ReadFile(filepath.Join(dir, "data", "admin-token"))
+	if err != nil || strings.TrimSpace(string(saved)) != token || token == "" {
+		t.Fatalf("admin token file: %q, %v; printed %q", saved, err, token)
+	}
+	if info, _ := os.Stat(filepath.Join(dir, "data", "admin-token")); info.Mode().Perm() != 0o600 {
+		t.Errorf("admin token file mode %v, want 0600", info.Mode().Perm())
+	}
+	res, err := http.Get(url + "/healthz")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", res, err)
+	}
+	req, _ := http.NewRequest("GET", url+"/v1/sessions?project=x", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
+		t.Fatalf("the printed admin token does not work: %v %v", res, err)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d after the signal; stderr: %s", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop after the signal")
+	}
+}
+
+func TestTokenCreateAndAdminFromEnv(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "l.db")
+	var stdout, stderr bytes.Buffer
+	code := cli.Run(context.Background(), env(&stdout, &stderr, nil), []string{"token", "create", "--project", "demo", "--actor", "ci", "--db", db})
+	if code != 0 || !strings.HasPrefix(stdout.String(), "lbk_") {
+		t.Fatalf("token create: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	code = cli.Run(context.Background(), env(&stdout, &stderr, nil), []string{"token", "create", "--project", "demo", "--db", db})
+	if code != 1 || !strings.Contains(stderr.String(), "actor") {
+		t.Errorf("token create without --actor: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := cli.Run(context.Background(), env(&stdout, &stderr, nil), []string{"--help"}); code != 0 || !strings.Contains(stdout.String(), "serve") {
+		t.Errorf("--help: exit %d, %q", code, stdout.String())
+	}
+	if code := cli.Run(context.Background(), env(&stdout, &stderr, nil), []string{"fly"}); code != 2 || !strings.Contains(stderr.String(), `unknown command "fly"`) {
+		t.Errorf("unknown command: exit %d, %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := cli.Run(context.Background(), env(&stdout, &stderr, nil), []string{"serve", "--help"}); code != 0 || !strings.Contains(stderr.String(), "-addr") {
+		t.Errorf("serve --help: exit %d, %q", code, stderr.String())
+	}
+}
