@@ -4,9 +4,9 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
