@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"log/slog"
 	"context"
 	"errors"
 	"flag"
@@ -24,6 +25,8 @@ func serve(ctx context.Context, env Env, args []string) int {
 	db := fs.String("db", "", "SQLite file or postgres:// URL (env LOGBOOK_DB; default "+defaultDB(env)+")")
 	idle := fs.Duration("idle", service.DefaultIdleWindow, "an active session not seen for this long reads idle")
 	timeout := fs.Duration("session-timeout", service.DefaultSessionTimeout, "an active session not seen for this long is ended as timed_out")
+	window := fs.Duration("window", service.DefaultPriorWindow, "how far back setting a goal looks for earlier partial and failed attempts")
+	retention := fs.Duration("event-retention", service.DefaultEventRetention, "events older than this are pruned")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
 
@@ -57,7 +60,7 @@ Flags:
 	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log})
 
 	mux := http.NewServeMux()
-	httpapi.New(mux, svc, log)
+	httpapi.New(mux, svc, log, httpapi.Options{PriorWindow: *window})
 	listener, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: cannot listen on %s: %v (is another logbook running? choose one with --addr)\n", *addr, err)
@@ -71,7 +74,12 @@ Flags:
 		return 1
 	}
 
-	go sweep(ctx, svc, log)
+	go sweep(ctx, svc, *retention, log)
+	go func() {
+		if err := svc.Listen(ctx); err != nil {
+			log.Warn("not following other replicas' events", "err", err)
+		}
+	}()
 	errc := make(chan error, 1)
 	go func() { errc <- server.Serve(listener) }()
 	select {
@@ -116,20 +124,18 @@ func adminTokenPath(env Env, db string) string {
 	return filepath.Join(filepath.Dir(db), "admin-token")
 }
 
-// sweep ends timed-out sessions once a minute until ctx is done.
-func sweep(ctx context.Context, svc *service.Service, log interface {
-	Warn(string, ...any)
-	Info(string, ...any)
-}) {
+// sweep runs the sweeper once a minute until ctx is done: timed-out
+// sessions, expired claims, old events.
+func sweep(ctx context.Context, svc *service.Service, retention time.Duration, log *slog.Logger) {
 	ticker := time.NewTicker(time.Minute)
 	defer ticker.Stop()
 	for {
-		n, err := svc.SweepTimedOut(ctx)
+		res, err := svc.Sweep(ctx, retention)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			log.Warn("sweeping timed-out sessions failed", "err", err)
-		case n > 0:
-			log.Info("ended timed-out sessions", "count", n)
+			log.Warn("sweeping failed", "err", err)
+		case res.TimedOut > 0 || res.ClaimsExpired > 0 || res.EventsPruned > 0:
+			log.Info("swept", "timed_out_sessions", res.TimedOut, "expired_claims", res.ClaimsExpired, "pruned_events", res.EventsPruned)
 		}
 		select {
 		case <-ctx.Done():

@@ -9,19 +9,27 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/service"
 )
 
 // handler serves the API.
 type handler struct {
-	svc *service.Service
-	log *slog.Logger
+	svc         *service.Service
+	log         *slog.Logger
+	priorWindow time.Duration
+}
+
+// Options tune the API. Zero values take the defaults.
+type Options struct {
+	// PriorWindow is how far back goal memory looks (default 24 hours).
+	PriorWindow time.Duration
 }
 
 // New returns the API's routes on mux: /healthz and everything under /v1.
-func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger) {
-	h := &handler{svc: svc, log: log}
+func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Options) {
+	h := &handler{svc: svc, log: log, priorWindow: opts.PriorWindow}
 	mux.HandleFunc("GET /healthz", h.health)
 
 	v1 := func(pattern string, fn func(http.ResponseWriter, *http.Request, service.Caller)) {
@@ -38,6 +46,16 @@ func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger) {
 	v1("POST /v1/sessions/{id}/compact", h.compactSession)
 	v1("PUT /v1/sessions/{id}/plan", h.setPlan)
 	v1("PATCH /v1/sessions/{id}/plan/{n}", h.updatePlanStep)
+	v1("POST /v1/sessions/{id}/goal", h.setGoal)
+	v1("GET /v1/sessions/{id}/tool_calls", h.toolCalls)
+	v1("GET /v1/tool_calls", h.toolCalls)
+	v1("GET /v1/stats", h.stats)
+
+	v1("POST /v1/claims", h.claim)
+	v1("GET /v1/claims", h.listClaims)
+	v1("DELETE /v1/claims/{id}", h.release)
+
+	v1("GET /v1/events", h.events)
 
 	v1("POST /v1/agents/{agent}/session", h.ensureAgentSession)
 	v1("POST /v1/agents/{agent}/rotate", h.rotateAgent)

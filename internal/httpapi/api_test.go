@@ -40,7 +40,7 @@ func newServer(t *testing.T, e testdb.Engine) *client {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.Options{})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &client{t: t, url: srv.URL}

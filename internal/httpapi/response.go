@@ -37,7 +37,15 @@ func writeProblem(w http.ResponseWriter, status int, title, detail, field string
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var invalid *logbook.ValidationError
 	var tooBig *http.MaxBytesError
+	var held *logbook.ClaimConflictError
 	switch {
+	case errors.As(err, &held):
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusConflict)
+		_ = json.NewEncoder(w).Encode(struct {
+			problem
+			Holder logbook.Claim `json:"holder"`
+		}{problem{Type: "about:blank", Title: "Claimed by another session", Status: http.StatusConflict, Detail: held.Error()}, held.Holder})
 	case errors.As(err, &invalid):
 		writeProblem(w, http.StatusBadRequest, "Invalid request", invalid.Error(), invalid.Field)
 	case errors.As(err, &tooBig):

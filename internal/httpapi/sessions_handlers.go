@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
@@ -52,13 +53,12 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request, c service
 }
 
 func (h *handler) listSessions(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	q := r.URL.Query()
-	limit, err := queryInt(r, "limit", 0)
+	params, err := listParams(r)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	page, err := h.svc.ListSessions(r.Context(), c, service.ListParams{Project: q.Get("project"), Limit: int(limit), Cursor: q.Get("cursor")})
+	page, err := h.svc.ListSessions(r.Context(), c, params)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -101,6 +101,7 @@ func (h *handler) updateSession(w http.ResponseWriter, r *http.Request, c servic
 
 type entriesRequest struct {
 	Entries []logbook.Entry `json:"entries"`
+	Touched []logbook.Touch `json:"touched"`
 }
 
 func (h *handler) appendEntries(w http.ResponseWriter, r *http.Request, c service.Caller) {
@@ -109,7 +110,7 @@ func (h *handler) appendEntries(w http.ResponseWriter, r *http.Request, c servic
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.svc.AppendEntries(r.Context(), c, r.PathValue("id"), req.Entries)
+	res, err := h.svc.AppendEntries(r.Context(), c, r.PathValue("id"), service.Batch{Entries: req.Entries, Touched: req.Touched})
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -196,4 +197,63 @@ func (h *handler) updatePlanStep(w http.ResponseWriter, r *http.Request, c servi
 		return
 	}
 	writeJSON(w, http.StatusOK, planResponse{Plan: plan})
+}
+
+type goalRequest struct {
+	Goal string `json:"goal"`
+}
+
+func (h *handler) setGoal(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req goalRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.SetGoal(r.Context(), c, r.PathValue("id"), req.Goal, h.priorWindow)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (h *handler) stats(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	since, err := queryTime(r, "since", time.Now())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	rows, err := h.svc.Stats(r.Context(), c, service.StatsParams{Project: q.Get("project"), Since: since, By: logbook.StatsBy(q.Get("by"))})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"by": q.Get("by"), "groups": rows})
+}
+
+// toolCalls serves both /v1/sessions/{id}/tool_calls and /v1/tool_calls.
+func (h *handler) toolCalls(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	q := r.URL.Query()
+	since, err := queryTime(r, "since", time.Now())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	limit, err := queryInt(r, "limit", 0)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	session := r.PathValue("id")
+	if session == "" {
+		session = q.Get("session")
+	}
+	page, err := h.svc.ToolCalls(r.Context(), c, service.ToolCallParams{Project: q.Get("project"), SessionID: session,
+		Tool: q.Get("tool"), Since: since, Limit: int(limit), Cursor: q.Get("cursor")})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, page)
 }

@@ -89,11 +89,37 @@ type Session struct {
 	ToolCallCount    int64      `json:"tool_call_count"`
 	InputTokens      int64      `json:"input_tokens"`
 	OutputTokens     int64      `json:"output_tokens"`
+	RootID           string     `json:"root_id"`
+	SubagentCount    int64      `json:"subagent_count"`
+	DurationSeconds  int64      `json:"duration_seconds"`
 
 	// FirstAssistant is the start of the first assistant message, kept for
 	// the title; LastAssistant the last one, kept to derive a blocker.
 	FirstAssistant string `json:"-"`
 	LastAssistant  string `json:"-"`
+	// ProgressedAt is when the session last emitted session.progressed.
+	ProgressedAt time.Time `json:"-"`
+}
+
+// Root is the id of the top of the session's subagent tree.
+func (s *Session) Root() string {
+	if s.RootID != "" {
+		return s.RootID
+	}
+	return s.ID
+}
+
+// DurationAt is how long the session ran: until closed_at when ended,
+// until now while open.
+func (s *Session) DurationAt(now time.Time) time.Duration {
+	end := now
+	if s.Status == StatusEnded && s.ClosedAt != nil {
+		end = *s.ClosedAt
+	}
+	if end.Before(s.StartedAt) {
+		return 0
+	}
+	return end.Sub(s.StartedAt)
 }
 
 // EndedOnPurpose reports whether the session was ended by a caller (or its

@@ -23,7 +23,7 @@ func (s *Service) EnsureAgentSession(ctx context.Context, c Caller, project, age
 		return logbook.Session{}, false, err
 	}
 	now := s.now()
-	err = s.inTx(ctx, func(tx store.Tx) error {
+	err = s.inTx(ctx, func(tx *work) error {
 		a, err := lockAgent(ctx, tx, project, name, now)
 		if err != nil {
 			return err
@@ -71,7 +71,7 @@ func (s *Service) RotateAgent(ctx context.Context, c Caller, project, agent, rea
 	}
 	now := s.now()
 	rot := Rotation{Reason: reason}
-	err = s.inTx(ctx, func(tx store.Tx) error {
+	err = s.inTx(ctx, func(tx *work) error {
 		a, err := lockAgent(ctx, tx, project, name, now)
 		if err != nil {
 			return err
@@ -112,7 +112,7 @@ func agentName(c Caller, project, agent string) (string, string, error) {
 
 // lockAgent makes the agent if it is new and locks its row, so concurrent
 // ensures and rotations of one agent take turns.
-func lockAgent(ctx context.Context, tx store.Tx, project, name string, now time.Time) (logbook.Agent, error) {
+func lockAgent(ctx context.Context, tx *work, project, name string, now time.Time) (logbook.Agent, error) {
 	if err := tx.ProjectEnsure(ctx, project, now); err != nil {
 		return logbook.Agent{}, err
 	}
@@ -125,7 +125,7 @@ func lockAgent(ctx context.Context, tx store.Tx, project, name string, now time.
 // startAgentSession starts the agent's next session and makes it current.
 // Its harness session id names the agent and the generation, so it is
 // unique and readable.
-func startAgentSession(ctx context.Context, tx store.Tx, c Caller, a *logbook.Agent, now time.Time) (logbook.Session, error) {
+func startAgentSession(ctx context.Context, tx *work, c Caller, a *logbook.Agent, now time.Time) (logbook.Session, error) {
 	a.Generation++
 	sess := logbook.Session{
 		ID: logbook.NewID(now), Project: a.Project, Actor: c.Actor, Harness: agentHarness,
@@ -142,13 +142,7 @@ func startAgentSession(ctx context.Context, tx store.Tx, c Caller, a *logbook.Ag
 		return sess, fmt.Errorf("agent %s generation %d already has a session: %w", a.Name, a.Generation, logbook.ErrConflict)
 	}
 	a.CurrentSessionID = sess.ID
+	tx.emit(sess.Project, logbook.EventSessionStarted, sess.ID, now, map[string]any{
+		"title": sess.Title, "actor": sess.Actor, "harness": sess.Harness, "agent": sess.Agent, "root_id": sess.Root()})
 	return sess, tx.AgentUpdate(ctx, a)
-}
-
-// SweepTimedOut ends every active session not seen for the session timeout
-// with end_reason timed_out, and returns how many it ended. A later
-// heartbeat revives such a session.
-func (s *Service) SweepTimedOut(ctx context.Context) (int64, error) {
-	now := s.now()
-	return s.store.SessionTimeOut(ctx, now.Add(-s.timeout), now)
 }

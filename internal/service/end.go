@@ -36,7 +36,7 @@ func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndPara
 	}
 	now := s.now()
 	var sess logbook.Session
-	err := s.inTx(ctx, func(tx store.Tx) error {
+	err := s.inTx(ctx, func(tx *work) error {
 		var err error
 		if sess, err = s.loadForWrite(ctx, tx, c, id); err != nil {
 			return err
@@ -53,7 +53,10 @@ func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndPara
 			sess.Blocker = logbook.DeriveBlocker(sess.LastAssistant)
 		}
 		sess.LastSeenAt = now
-		return endLocked(ctx, tx, &sess, reason, now)
+		if err := endLocked(ctx, tx, &sess, reason, now); err != nil {
+			return err
+		}
+		return syncLinks(ctx, tx, &sess) // the result may name issues
 	})
 	if err != nil {
 		return logbook.Session{}, err
@@ -62,8 +65,9 @@ func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndPara
 }
 
 // endLocked ends a locked session with reason, closes its in-flight plan
-// steps and ends the subagents it left going, then writes the session.
-func endLocked(ctx context.Context, tx store.Tx, sess *logbook.Session, reason string, now time.Time) error {
+// steps, releases its claims and ends the subagents it left going, then
+// writes the session.
+func endLocked(ctx context.Context, tx *work, sess *logbook.Session, reason string, now time.Time) error {
 	sess.Status, sess.EndReason = logbook.StatusEnded, reason
 	if sess.ClosedAt == nil {
 		sess.ClosedAt = &now
@@ -71,6 +75,11 @@ func endLocked(ctx context.Context, tx store.Tx, sess *logbook.Session, reason s
 	if err := tx.PlanCloseInFlight(ctx, sess.ID, logbook.ClosingStatus(sess.Outcome), now); err != nil {
 		return err
 	}
+	if err := releaseClaims(ctx, tx, sess, now); err != nil {
+		return err
+	}
+	tx.emit(sess.Project, logbook.EventSessionEnded, sess.ID, now, map[string]any{
+		"outcome": sess.Outcome, "blocker": sess.Blocker, "end_reason": sess.EndReason, "root_id": sess.Root()})
 	if err := tx.SessionUpdate(ctx, sess); err != nil {
 		return err
 	}

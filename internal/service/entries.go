@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
-	"github.com/logbookhq/logbook/internal/store"
 )
 
 // AppendResult says what a batch of entries did.
@@ -16,22 +15,76 @@ type AppendResult struct {
 	LastSeq    int64 `json:"last_seq"`
 }
 
+// Batch is what a harness sends in one request: entries, and what the
+// session touched meanwhile.
+type Batch struct {
+	Entries []logbook.Entry
+	Touched []logbook.Touch
+}
+
 // AppendEntries records a batch of at most 500 entries in one transaction:
 // all of it or none. Entries are numbered after the session's last one,
 // with no gap; an entry whose key the session already has (or that repeats
-// a key earlier in the batch) is skipped and counted as a duplicate. It is
-// a heartbeat of the session.
-func (s *Service) AppendEntries(ctx context.Context, c Caller, id string, entries []logbook.Entry) (AppendResult, error) {
-	if err := normalizeEntries(entries); err != nil {
+// a key earlier in the batch) is skipped and counted as a duplicate.
+// Touched files are recorded (paths normalized) and prompt entries that
+// name "#N" link the session to issue N. It is a heartbeat of the session.
+func (s *Service) AppendEntries(ctx context.Context, c Caller, id string, b Batch) (AppendResult, error) {
+	if err := normalizeEntries(b.Entries); err != nil {
+		return AppendResult{}, err
+	}
+	touched, err := normalizeTouches(b.Touched)
+	if err != nil {
 		return AppendResult{}, err
 	}
 	var result AppendResult
-	_, err := s.writeHeartbeat(ctx, c, id, func(tx store.Tx, sess *logbook.Session) error {
+	_, err = s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session) error {
 		var err error
-		result, err = appendLocked(ctx, tx, sess, entries, s.now())
-		return err
+		if result, err = appendLocked(ctx, tx, sess, b.Entries, sess.LastSeenAt); err != nil {
+			return err
+		}
+		if len(touched) > 0 {
+			for i := range touched {
+				touched[i].FirstAt = sess.LastSeenAt
+			}
+			if err := tx.TouchUpsert(ctx, sess.ID, sess.Project, touched); err != nil {
+				return err
+			}
+		}
+		var named []logbook.Link
+		for _, e := range b.Entries {
+			if e.Kind == logbook.KindPrompt {
+				named = append(named, namedLinks(e.Text)...)
+			}
+		}
+		if len(named) > 0 {
+			return syncLinks(ctx, tx, sess, named...)
+		}
+		return nil
 	})
 	return result, err
+}
+
+// normalizeTouches checks and cleans what a batch says the session touched.
+func normalizeTouches(touches []logbook.Touch) ([]logbook.Touch, error) {
+	if len(touches) > logbook.MaxBatch {
+		return nil, logbook.Invalid("touched", "a batch names at most %d touches", logbook.MaxBatch)
+	}
+	out := make([]logbook.Touch, 0, len(touches))
+	for i, t := range touches {
+		switch t.Kind {
+		case "", logbook.TouchFile:
+			t.Kind, t.Value = logbook.TouchFile, logbook.NormalizeSubject(t.Value)
+		case logbook.TouchCommand:
+			t.Value = logbook.Clip(t.Value, logbook.MaxLongText)
+		default:
+			return nil, logbook.Invalid(fmt.Sprintf("touched[%d].kind", i), "%q is not a touch kind; use file or command", t.Kind)
+		}
+		if t.Value == "" {
+			return nil, logbook.Invalid(fmt.Sprintf("touched[%d].value", i), "say what was touched: a file path or a command")
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // Compact supersedes every active entry of the session and appends the
@@ -42,7 +95,7 @@ func (s *Service) Compact(ctx context.Context, c Caller, id string, entries []lo
 		return AppendResult{}, err
 	}
 	var result AppendResult
-	_, err := s.writeHeartbeat(ctx, c, id, func(tx store.Tx, sess *logbook.Session) error {
+	_, err := s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session) error {
 		now := s.now()
 		if _, err := tx.EntrySupersede(ctx, id, now); err != nil {
 			return err
@@ -69,7 +122,7 @@ func normalizeEntries(entries []logbook.Entry) error {
 // appendLocked numbers and stores entries of a session whose row the
 // transaction holds, and updates the session's counters and the texts its
 // title and blocker are derived from. The caller writes the session row.
-func appendLocked(ctx context.Context, tx store.Tx, sess *logbook.Session, entries []logbook.Entry, now time.Time) (AppendResult, error) {
+func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries []logbook.Entry, now time.Time) (AppendResult, error) {
 	result := AppendResult{LastSeq: sess.EntryCount}
 	var keys []string
 	for _, e := range entries {
@@ -104,6 +157,10 @@ func appendLocked(ctx context.Context, tx store.Tx, sess *logbook.Session, entri
 	}
 	result.Recorded, result.LastSeq = len(fresh), sess.EntryCount
 	sess.DeriveTitle()
+	if result.Recorded > 0 {
+		tx.emit(sess.Project, logbook.EventSessionAppended, sess.ID, now, map[string]any{
+			"count": result.Recorded, "last_seq": result.LastSeq, "root_id": sess.Root()})
+	}
 	return result, nil
 }
 

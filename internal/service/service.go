@@ -7,6 +7,8 @@
 package service
 
 import (
+	"encoding/json"
+	"sync"
 	"context"
 	"fmt"
 	"log/slog"
@@ -43,11 +45,13 @@ type Service struct {
 	timeout time.Duration
 	nowFunc func() time.Time
 	log     *slog.Logger
+	hub     hub
 }
 
 // New returns a Service on st.
 func New(st store.Store, opts Options) *Service {
-	s := &Service{store: st, idle: opts.IdleWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger}
+	s := &Service{store: st, idle: opts.IdleWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
+		hub: hub{ch: make(chan struct{})}}
 	if s.idle <= 0 {
 		s.idle = DefaultIdleWindow
 	}
@@ -97,21 +101,68 @@ func (c Caller) projectFor(named string) (string, error) {
 	return project, nil
 }
 
-// inTx runs fn in a transaction and commits it when fn succeeds.
-func (s *Service) inTx(ctx context.Context, fn func(tx store.Tx) error) error {
+// work is a transaction plus the events it will write: events go into the
+// outbox last, just before the commit, so the event lock (PostgreSQL) is
+// held as briefly as possible.
+type work struct {
+	store.Tx
+	events []*logbook.Event
+}
+
+// emit queues an event about a change made in this transaction.
+func (w *work) emit(project, typ, sessionID string, at time.Time, data any) {
+	raw, _ := json.Marshal(data) // data is always a map or struct of plain values
+	w.events = append(w.events, &logbook.Event{Project: project, Type: typ, SessionID: sessionID, At: at, Data: raw})
+}
+
+// inTx runs fn in a transaction, writes the events it emitted and commits
+// when fn succeeds; followers are woken after the commit.
+func (s *Service) inTx(ctx context.Context, fn func(tx *work) error) error {
 	tx, err := s.store.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	w := &work{Tx: tx}
+	if err := fn(w); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.EventInsert(ctx, w.events); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if len(w.events) > 0 {
+		s.hub.wake()
+	}
+	return nil
 }
 
 // withState fills the state a reader sees.
 func (s *Service) withState(sess logbook.Session, now time.Time) logbook.Session {
 	sess.State = sess.StateAt(now, s.idle)
 	return sess
+}
+
+// hub wakes the followers of the event stream: a channel closed and
+// replaced on every wake, so any number of waiters see it without a
+// goroutine or a buffer per follower.
+type hub struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// wait returns a channel closed at the next wake.
+func (h *hub) wait() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ch
+}
+
+func (h *hub) wake() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.ch)
+	h.ch = make(chan struct{})
 }

@@ -167,7 +167,7 @@ func testConcurrentBatches(t *testing.T, b *bundle) {
 			for j := range per {
 				entries = append(entries, logbook.Entry{Kind: logbook.KindNote, Text: fmt.Sprintf("%d-%d", i, j)})
 			}
-			if _, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, entries); err != nil {
+			if _, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: entries}); err != nil {
 				t.Errorf("batch %d: %v", i, err)
 			}
 		}()
@@ -203,12 +203,12 @@ func testKeys(t *testing.T, b *bundle) {
 		{Kind: logbook.KindToolCall, Key: "tool-1"}, // repeated inside the batch
 		{Kind: logbook.KindNote},                    // no key: always recorded
 	}
-	res, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, batch)
+	res, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: batch})
 	must(t, err)
 	if res.Recorded != 3 || res.Duplicates != 1 {
 		t.Errorf("first batch: %+v, want 3 recorded, 1 duplicate", res)
 	}
-	res, err = b.svc.AppendEntries(b.ctx, b.alice, s.ID, batch)
+	res, err = b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: batch})
 	must(t, err)
 	if res.Recorded != 1 || res.Duplicates != 3 || res.LastSeq != 4 {
 		t.Errorf("repeated batch: %+v, want 1 recorded (the keyless note), 3 duplicates, last seq 4", res)
@@ -221,7 +221,7 @@ func testKeys(t *testing.T, b *bundle) {
 
 func testFailedBatch(t *testing.T, b *bundle) {
 	s := b.start(t, b.alice, service.StartParams{})
-	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, []logbook.Entry{{Kind: logbook.KindNote, Text: "ok"}, {Kind: "bogus"}})
+	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Text: "ok"}, {Kind: "bogus"}}})
 	var ve *logbook.ValidationError
 	if !errors.As(err, &ve) || ve.Field != "entries[1].kind" {
 		t.Fatalf("a batch with a bad kind: err = %v, want a ValidationError on entries[1].kind", err)
@@ -230,7 +230,7 @@ func testFailedBatch(t *testing.T, b *bundle) {
 	for i := range big {
 		big[i] = logbook.Entry{Kind: logbook.KindNote}
 	}
-	if _, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, big); !errors.Is(err, logbook.ErrInvalid) {
+	if _, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: big}); !errors.Is(err, logbook.ErrInvalid) {
 		t.Fatalf("a batch of %d: err = %v, want ErrInvalid", len(big), err)
 	}
 	if v := b.get(t, s.ID); len(v.Entries) != 0 || v.Session.EntryCount != 0 {
@@ -243,13 +243,13 @@ func testCounters(t *testing.T, b *bundle) {
 	if s.Title != "" {
 		t.Errorf("title of a bare session = %q", s.Title)
 	}
-	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, []logbook.Entry{
+	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: []logbook.Entry{
 		{Kind: logbook.KindMessage, Role: "assistant", Text: "Hello, I will look", Usage: &logbook.Usage{InputTokens: 100, OutputTokens: 10}},
 		{Kind: logbook.KindPrompt, Text: "Fix the flaky test\nin pkg/api"},
 		{Kind: logbook.KindToolCall, Tool: "Bash"},
 		{Kind: logbook.KindToolResult, Text: "ok"},
 		{Kind: logbook.KindMessage, Role: "assistant", Text: "Done", Usage: &logbook.Usage{InputTokens: 50, OutputTokens: 5}},
-	})
+	}})
 	must(t, err)
 	got := b.get(t, s.ID).Session
 	want := []int64{5, 3, 1, 150, 15}
@@ -269,10 +269,10 @@ func testCounters(t *testing.T, b *bundle) {
 
 func testEnd(t *testing.T, b *bundle) {
 	s := b.start(t, b.alice, service.StartParams{})
-	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, []logbook.Entry{
+	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: []logbook.Entry{
 		{Kind: logbook.KindMessage, Role: "assistant", Text: "I'll try again later."},
 		{Kind: logbook.KindMessage, Role: "assistant", Text: "API Error: 429 rate limit exceeded"},
-	})
+	}})
 	must(t, err)
 	_, err = b.svc.SetPlan(b.ctx, b.alice, s.ID, []service.StepInput{{Text: "a", Status: "done"}, {Text: "b", Status: "running"}, {Text: "c"}})
 	must(t, err)
@@ -331,7 +331,7 @@ func testEndedAndTimedOut(t *testing.T, b *bundle) {
 	_, err := b.svc.EndSession(b.ctx, b.alice, s.ID, service.EndParams{Outcome: logbook.OutcomeSuccess})
 	must(t, err)
 	closedAt := *b.get(t, s.ID).Session.ClosedAt
-	if _, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, []logbook.Entry{{Kind: logbook.KindNote}}); !errors.Is(err, logbook.ErrEnded) {
+	if _, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote}}}); !errors.Is(err, logbook.ErrEnded) {
 		t.Errorf("writing to an ended session: err = %v, want ErrEnded", err)
 	}
 	if _, err := b.svc.UpdateSession(b.ctx, b.alice, s.ID, logbook.SessionFields{}); !errors.Is(err, logbook.ErrEnded) {
@@ -350,15 +350,15 @@ func testEndedAndTimedOut(t *testing.T, b *bundle) {
 		t.Errorf("not seen for 11 minutes: state %s, want idle", v.Session.State)
 	}
 	b.clock.Add(3 * time.Hour)
-	n, err := b.svc.SweepTimedOut(b.ctx)
+	swept, err := b.svc.Sweep(b.ctx, 0)
 	must(t, err)
-	if n < 1 {
-		t.Fatalf("the sweeper ended %d sessions", n)
+	if swept.TimedOut < 1 {
+		t.Fatalf("the sweeper ended %d sessions", swept.TimedOut)
 	}
 	if v := b.get(t, idle.ID); v.Session.State != logbook.StateEnded || v.Session.EndReason != logbook.EndReasonTimedOut {
 		t.Fatalf("after the sweep: state %s, end_reason %q", v.Session.State, v.Session.EndReason)
 	}
-	res, err := b.svc.AppendEntries(b.ctx, b.alice, idle.ID, []logbook.Entry{{Kind: logbook.KindNote, Text: "back"}})
+	res, err := b.svc.AppendEntries(b.ctx, b.alice, idle.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Text: "back"}}})
 	if err != nil || res.Recorded != 1 {
 		t.Fatalf("writing to a timed-out session: %+v, %v; want it revived", res, err)
 	}
@@ -385,7 +385,7 @@ func testSubagents(t *testing.T, b *bundle) {
 
 	// A subagent's heartbeat keeps its parent seen.
 	b.clock.Add(20 * time.Minute)
-	_, err := b.svc.AppendEntries(b.ctx, b.alice, child.ID, []logbook.Entry{{Kind: logbook.KindNote}})
+	_, err := b.svc.AppendEntries(b.ctx, b.alice, child.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote}}})
 	must(t, err)
 	if v := b.get(t, parent.ID); v.Session.State != logbook.StateActive {
 		t.Errorf("parent after its subagent's heartbeat: %s, want active", v.Session.State)
@@ -419,7 +419,7 @@ func testSubagents(t *testing.T, b *bundle) {
 
 func testOwnership(t *testing.T, b *bundle) {
 	s := b.start(t, b.alice, service.StartParams{})
-	if _, err := b.svc.AppendEntries(b.ctx, b.bob, s.ID, nil); !errors.Is(err, logbook.ErrForbidden) {
+	if _, err := b.svc.AppendEntries(b.ctx, b.bob, s.ID, service.Batch{Entries: nil}); !errors.Is(err, logbook.ErrForbidden) {
 		t.Errorf("bob writing alice's session: err = %v, want ErrForbidden", err)
 	}
 	if _, err := b.svc.EndSession(b.ctx, b.bob, s.ID, service.EndParams{Outcome: logbook.OutcomeSuccess}); !errors.Is(err, logbook.ErrForbidden) {
@@ -531,7 +531,7 @@ func testConcurrentEnsure(t *testing.T, b *bundle) {
 
 func testCompact(t *testing.T, b *bundle) {
 	s := b.start(t, b.alice, service.StartParams{})
-	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, []logbook.Entry{{Kind: logbook.KindPrompt, Text: "a"}, {Kind: logbook.KindMessage, Role: "assistant", Text: "b"}})
+	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindPrompt, Text: "a"}, {Kind: logbook.KindMessage, Role: "assistant", Text: "b"}}})
 	must(t, err)
 	res, err := b.svc.Compact(b.ctx, b.alice, s.ID, []logbook.Entry{{Kind: logbook.KindSummary, Text: "a then b"}})
 	must(t, err)
@@ -643,7 +643,7 @@ func testClip(t *testing.T, b *bundle) {
 			t.Errorf("%s clipped to %d characters, want %d", field, lengths[field], n)
 		}
 	}
-	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, []logbook.Entry{{Kind: logbook.KindNote, Text: strings.Repeat("y", 70000)}})
+	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Text: strings.Repeat("y", 70000)}}})
 	must(t, err)
 	if e := b.get(t, s.ID).Entries[0]; len([]rune(e.Text)) != logbook.MaxEntryText || !strings.HasSuffix(e.Text, "…") {
 		t.Errorf("entry text clipped to %d", len([]rune(e.Text)))

@@ -2,11 +2,8 @@ package service
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -38,7 +35,7 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 	fields := p.Fields.NonEmpty()
 	now := s.now()
 
-	err = s.inTx(ctx, func(tx store.Tx) error {
+	err = s.inTx(ctx, func(tx *work) error {
 		var parent *logbook.Session
 		if parentID != "" {
 			got, err := tx.SessionGet(ctx, store.SessionGetParams{ID: parentID})
@@ -72,6 +69,7 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 		fields.Apply(&sess)
 		if parent != nil {
 			inherit(&sess, parent)
+			sess.RootID = parent.Root()
 		}
 		inserted, err := tx.SessionInsert(ctx, &sess)
 		if err != nil {
@@ -89,7 +87,9 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 			return err
 		}
 		created = true
-		return nil
+		tx.emit(project, logbook.EventSessionStarted, sess.ID, now, map[string]any{
+			"title": sess.Title, "actor": sess.Actor, "harness": sess.Harness, "parent_id": sess.ParentID, "root_id": sess.Root()})
+		return syncLinks(ctx, tx, &sess)
 	})
 	if err != nil {
 		return logbook.Session{}, false, err
@@ -112,7 +112,7 @@ func inherit(child, parent *logbook.Session) {
 }
 
 // restart applies a repeated start to an existing, locked session.
-func (s *Service) restart(ctx context.Context, tx store.Tx, sess logbook.Session, fields logbook.SessionFields, now time.Time) (logbook.Session, error) {
+func (s *Service) restart(ctx context.Context, tx *work, sess logbook.Session, fields logbook.SessionFields, now time.Time) (logbook.Session, error) {
 	// A late hook of a finished subagent refreshes its fields and leaves it
 	// ended; any other session is reopened (or revived) and marked seen.
 	if !(sess.EndedOnPurpose() && sess.ParentID != "") {
@@ -120,7 +120,10 @@ func (s *Service) restart(ctx context.Context, tx store.Tx, sess logbook.Session
 		sess.LastSeenAt = now
 	}
 	fields.Apply(&sess)
-	return sess, tx.SessionUpdate(ctx, &sess)
+	if err := tx.SessionUpdate(ctx, &sess); err != nil {
+		return sess, err
+	}
+	return sess, syncLinks(ctx, tx, &sess)
 }
 
 // reopen makes an ended session active again. closed_at stays: it is set
@@ -149,7 +152,7 @@ func (s *Service) markParentSeen(ctx context.Context, sess logbook.Session, now 
 // loadForWrite reads and locks a session the caller is about to change:
 // ErrNotFound when the caller cannot see it, ErrForbidden when another
 // actor owns it.
-func (s *Service) loadForWrite(ctx context.Context, tx store.Tx, c Caller, id string) (logbook.Session, error) {
+func (s *Service) loadForWrite(ctx context.Context, tx *work, c Caller, id string) (logbook.Session, error) {
 	sess, err := tx.SessionGet(ctx, store.SessionGetParams{ID: id, ForUpdate: true})
 	if err != nil {
 		return sess, sessionNotFound(id, err)
@@ -170,29 +173,38 @@ func sessionNotFound(id string, err error) error {
 	return err
 }
 
-// heartbeat marks a locked session seen. A session ended on purpose takes
-// no writes (ErrEnded); a timed-out one is revived.
-func heartbeat(sess *logbook.Session, now time.Time) error {
+// heartbeat marks a locked session seen, renews its claims and, at most
+// every logbook.ProgressEvery, emits session.progressed. A session ended on
+// purpose takes no writes (ErrEnded); a timed-out one is revived.
+func heartbeat(ctx context.Context, tx *work, sess *logbook.Session, now time.Time) error {
 	if sess.EndedOnPurpose() {
 		return fmt.Errorf("session %s has ended (%s): %w", sess.ID, sess.EndReason, logbook.ErrEnded)
 	}
 	reopen(sess)
 	sess.LastSeenAt = now
+	if err := tx.ClaimRenew(ctx, sess.ID, now); err != nil {
+		return err
+	}
+	if now.Sub(sess.ProgressedAt) >= logbook.ProgressEvery {
+		sess.ProgressedAt = now
+		tx.emit(sess.Project, logbook.EventSessionProgressed, sess.ID, now, map[string]any{
+			"root_id": sess.Root(), "state": logbook.StateActive})
+	}
 	return nil
 }
 
 // writeHeartbeat runs fn on a session the caller owns, inside one
 // transaction that also makes the write a heartbeat, and writes the session
 // row fn may have changed. Every write to a session goes through here.
-func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn func(tx store.Tx, sess *logbook.Session) error) (logbook.Session, error) {
+func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn func(tx *work, sess *logbook.Session) error) (logbook.Session, error) {
 	now := s.now()
 	var sess logbook.Session
-	err := s.inTx(ctx, func(tx store.Tx) error {
+	err := s.inTx(ctx, func(tx *work) error {
 		var err error
 		if sess, err = s.loadForWrite(ctx, tx, c, id); err != nil {
 			return err
 		}
-		if err := heartbeat(&sess, now); err != nil {
+		if err := heartbeat(ctx, tx, &sess, now); err != nil {
 			return err
 		}
 		if err := fn(tx, &sess); err != nil {
@@ -209,129 +221,9 @@ func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn fu
 
 // UpdateSession is a heartbeat that sets the given fields and keeps the rest.
 func (s *Service) UpdateSession(ctx context.Context, c Caller, id string, fields logbook.SessionFields) (logbook.Session, error) {
-	return s.writeHeartbeat(ctx, c, id, func(_ store.Tx, sess *logbook.Session) error {
+	return s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session) error {
 		fields.Apply(sess)
-		return nil
+		return syncLinks(ctx, tx, sess)
 	})
 }
 
-// SessionView is one session with its transcript page, subagents and plan.
-type SessionView struct {
-	Session      logbook.Session    `json:"session"`
-	Entries      []logbook.Entry    `json:"entries"`
-	NextAfterSeq int64              `json:"next_after_seq"`
-	Subagents    []logbook.Session  `json:"subagents"`
-	Plan         []logbook.PlanStep `json:"plan"`
-}
-
-// GetParams select the page of a session's transcript GetSession returns.
-type GetParams struct {
-	AfterSeq int64 // entries after this seq
-	Limit    int   // at most this many (default and maximum 500)
-	All      bool  // include superseded entries
-}
-
-// GetSession reads a session the caller can see, with its active entries
-// after p.AfterSeq (at most 500), its direct subagents and its plan.
-func (s *Service) GetSession(ctx context.Context, c Caller, id string, p GetParams) (SessionView, error) {
-	now := s.now()
-	sess, err := s.store.SessionGet(ctx, store.SessionGetParams{ID: id})
-	if err != nil || !c.sees(sess.Project) {
-		return SessionView{}, sessionNotFound(id, errOr(err, logbook.ErrNotFound))
-	}
-	if p.Limit <= 0 || p.Limit > logbook.MaxEntryPage {
-		p.Limit = logbook.MaxEntryPage
-	}
-	view := SessionView{Session: s.withState(sess, now), NextAfterSeq: p.AfterSeq}
-	if view.Entries, err = s.store.EntryList(ctx, store.EntryListParams{SessionID: id, AfterSeq: p.AfterSeq, Limit: p.Limit, IncludeSuperseded: p.All}); err != nil {
-		return SessionView{}, err
-	}
-	if n := len(view.Entries); n > 0 {
-		view.NextAfterSeq = view.Entries[n-1].Seq
-	}
-	if view.Subagents, err = s.store.SessionListChildren(ctx, id); err != nil {
-		return SessionView{}, err
-	}
-	for i := range view.Subagents {
-		view.Subagents[i] = s.withState(view.Subagents[i], now)
-	}
-	if view.Plan, err = s.store.PlanList(ctx, id); err != nil {
-		return SessionView{}, err
-	}
-	return view, nil
-}
-
-func errOr(err, fallback error) error {
-	if err != nil {
-		return err
-	}
-	return fallback
-}
-
-// ListParams select a page of a project's sessions.
-type ListParams struct {
-	Project string
-	Limit   int    // default 50, at most 200
-	Cursor  string // from a previous page's NextCursor
-}
-
-// SessionPage is one page of sessions, newest first.
-type SessionPage struct {
-	Sessions   []logbook.Session `json:"sessions"`
-	NextCursor string            `json:"next_cursor,omitempty"`
-}
-
-// ListSessions lists a project's sessions newest first. The cursor is
-// opaque to callers and stable while new sessions arrive: it names the last
-// session of a page, and the next page starts after it.
-func (s *Service) ListSessions(ctx context.Context, c Caller, p ListParams) (SessionPage, error) {
-	project, err := c.projectFor(p.Project)
-	if err != nil {
-		return SessionPage{}, err
-	}
-	switch {
-	case p.Limit == 0:
-		p.Limit = 50
-	case p.Limit < 0 || p.Limit > logbook.MaxPageSize:
-		return SessionPage{}, logbook.Invalid("limit", "give a limit from 1 to %d", logbook.MaxPageSize)
-	}
-	params := store.SessionListParams{Project: project, Limit: p.Limit + 1}
-	if p.Cursor != "" {
-		if params.After, err = decodeCursor(p.Cursor); err != nil {
-			return SessionPage{}, err
-		}
-	}
-	sessions, err := s.store.SessionList(ctx, params)
-	if err != nil {
-		return SessionPage{}, err
-	}
-	now := s.now()
-	page := SessionPage{Sessions: sessions}
-	if len(sessions) > p.Limit {
-		page.Sessions = sessions[:p.Limit]
-		last := page.Sessions[p.Limit-1]
-		page.NextCursor = encodeCursor(store.SessionCursor{StartedAt: last.StartedAt, ID: last.ID})
-	}
-	for i := range page.Sessions {
-		page.Sessions[i] = s.withState(page.Sessions[i], now)
-	}
-	return page, nil
-}
-
-func encodeCursor(c store.SessionCursor) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.StartedAt.UnixMicro(), 10) + "/" + c.ID))
-}
-
-func decodeCursor(s string) (*store.SessionCursor, error) {
-	bad := logbook.Invalid("cursor", "this cursor cannot be read; pass the next_cursor of the previous page as it was")
-	raw, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, bad
-	}
-	micros, id, ok := strings.Cut(string(raw), "/")
-	us, err := strconv.ParseInt(micros, 10, 64)
-	if !ok || err != nil || id == "" {
-		return nil, bad
-	}
-	return &store.SessionCursor{StartedAt: time.UnixMicro(us).UTC(), ID: id}, nil
-}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/logbookhq/logbook/internal/logbook"
-	"github.com/logbookhq/logbook/internal/store"
 )
 
 // tokenPrefix starts every token logbook makes, so a leaked one is easy to
@@ -94,7 +93,7 @@ func (s *Service) CreateToken(ctx context.Context, c Caller, project, actor stri
 	}
 	value := newTokenValue()
 	now := s.now()
-	err := s.inTx(ctx, func(tx store.Tx) error {
+	err := s.inTx(ctx, func(tx *work) error {
 		if err := tx.ProjectEnsure(ctx, project, now); err != nil {
 			return err
 		}

@@ -32,6 +32,11 @@ type Store interface {
 	// Engine names the engine: "sqlite" or "postgres".
 	Engine() string
 
+	// Listen calls wake whenever another process commits events, until ctx
+	// ends or the database cannot be reached (it reconnects). On SQLite,
+	// where one process writes, it returns at once.
+	Listen(ctx context.Context, wake func()) error
+
 	// Close releases the database.
 	Close() error
 }
@@ -72,15 +77,22 @@ type Executor interface {
 	// SessionMarkSeen moves an active session's last_seen_at forward to at
 	// (never back). Ended sessions are left alone.
 	SessionMarkSeen(ctx context.Context, id string, at time.Time) error
-	// SessionList lists a project's sessions newest first (started_at, then
-	// id, descending), starting after the cursor position when one is given.
+	// SessionList lists a project's sessions matching p.Filter in p.Sort
+	// order (descending, ties broken by id descending), starting after the
+	// cursor position when one is given. It runs one statement whatever the
+	// page size; SubagentCount is filled.
 	SessionList(ctx context.Context, p SessionListParams) ([]logbook.Session, error)
+	// SessionListPrior lists a project's sessions that ended partial or
+	// failed at or after Since, newest first, for goal memory.
+	SessionListPrior(ctx context.Context, p SessionListPriorParams) ([]logbook.Session, error)
+	// SessionStats groups a project's sessions started at or after Since.
+	SessionStats(ctx context.Context, p SessionStatsParams) ([]logbook.StatsRow, error)
 	// SessionListChildren lists the direct subagents of a session, oldest first.
 	SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error)
 	// SessionTimeOut ends every active session last seen before cutoff with
 	// end_reason timed_out, setting closed_at where it is not set, and
-	// returns how many it ended.
-	SessionTimeOut(ctx context.Context, cutoff, now time.Time) (int64, error)
+	// returns the sessions it ended.
+	SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]logbook.Session, error)
 
 	// EntryInsert stores entries whose Seq the caller has assigned.
 	EntryInsert(ctx context.Context, entries []logbook.Entry) error
@@ -100,6 +112,58 @@ type Executor interface {
 	PlanStepUpdate(ctx context.Context, sessionID string, n int, status logbook.StepStatus, at time.Time) error
 	// PlanCloseInFlight sets every pending or running step to status.
 	PlanCloseInFlight(ctx context.Context, sessionID string, status logbook.StepStatus, at time.Time) error
+
+	// ProjectLock locks the project's row until the transaction ends, so
+	// claims in one project are decided one at a time (PostgreSQL; SQLite
+	// serialises writers anyway).
+	ProjectLock(ctx context.Context, project string) error
+	// SweepLock reports whether this transaction won the right to sweep:
+	// at most one replica sweeps at a time. On SQLite it is always true.
+	SweepLock(ctx context.Context) (bool, error)
+
+	// ClaimInsert stores a new claim.
+	ClaimInsert(ctx context.Context, c *logbook.Claim) error
+	// ClaimGet reads a claim by id, active or not.
+	ClaimGet(ctx context.Context, id string) (logbook.Claim, error)
+	// ClaimUpdate writes a claim's ttl, expiry and release.
+	ClaimUpdate(ctx context.Context, c *logbook.Claim) error
+	// ClaimList lists active claims (not released, not expired at Now),
+	// with the holding session's title, oldest first.
+	ClaimList(ctx context.Context, p ClaimListParams) ([]logbook.Claim, error)
+	// ClaimRenew moves the expiry of a session's active claims to now plus
+	// their own TTL, never earlier than it was.
+	ClaimRenew(ctx context.Context, sessionID string, now time.Time) error
+	// ClaimReleaseSession releases every active claim of a session and
+	// returns them as released.
+	ClaimReleaseSession(ctx context.Context, sessionID, reason string, now time.Time) ([]logbook.Claim, error)
+	// ClaimExpire marks claims that expired before now as released
+	// (reason "expired") and returns them.
+	ClaimExpire(ctx context.Context, now time.Time) ([]logbook.Claim, error)
+
+	// TouchUpsert records what a session touched, counting repeats.
+	TouchUpsert(ctx context.Context, sessionID, project string, touches []logbook.Touch) error
+	// TouchList lists what a session touched, in first-touched order.
+	TouchList(ctx context.Context, sessionID string) ([]logbook.Touch, error)
+	// TouchTop lists a project's most touched files since a time.
+	TouchTop(ctx context.Context, project string, since time.Time, limit int) ([]logbook.Touch, error)
+	// LinkSet replaces a session's attached links with attached and adds
+	// named ones (named links are never removed).
+	LinkSet(ctx context.Context, sessionID, project string, attached, named []logbook.Link) error
+	// LinkList lists a session's links.
+	LinkList(ctx context.Context, sessionID string) ([]logbook.Link, error)
+
+	// EventInsert appends events to the outbox and fills their ids. Ids
+	// increase in commit order: an event with a higher id never becomes
+	// visible before one with a lower id (PostgreSQL serialises event
+	// writers for the rest of the transaction; call it last).
+	EventInsert(ctx context.Context, events []*logbook.Event) error
+	// EventList lists a project's events after an id, in id order.
+	EventList(ctx context.Context, p EventListParams) ([]logbook.Event, error)
+	// EventPrune deletes events older than before.
+	EventPrune(ctx context.Context, before time.Time) (int64, error)
+
+	// ToolCallList lists tool calls paired with their results.
+	ToolCallList(ctx context.Context, p ToolCallListParams) ([]logbook.ToolCall, error)
 
 	// AgentEnsure makes the agent the first time it is named.
 	AgentEnsure(ctx context.Context, project, name string, now time.Time) error
@@ -125,17 +189,69 @@ type SessionGetByHarnessIDParams struct {
 // SessionListParams selects a page of a project's sessions.
 type SessionListParams struct {
 	Project string
+	Filter  logbook.SessionFilter
+	Sort    logbook.SessionSort
 	Limit   int
-	// After, when set, continues a list after the session with this
-	// position: sessions started before it, or at the same instant with a
-	// smaller id.
+	// Now is the instant states and open durations are computed at.
+	Now time.Time
+	// IdleBefore: an active session last seen before it reads idle.
+	IdleBefore time.Time
+	// After, when set, continues a list after the session at this position
+	// of the sort order.
 	After *SessionCursor
 }
 
-// SessionCursor is a position in the newest-first session list.
+// SessionCursor is a position in a session list: the sort key's value
+// (microseconds for times, seconds for durations) and the id breaking ties.
 type SessionCursor struct {
-	StartedAt time.Time
-	ID        string
+	Value int64
+	ID    string
+}
+
+// SessionListPriorParams selects the sessions goal memory looks at.
+type SessionListPriorParams struct {
+	Project   string
+	Since     time.Time
+	ExcludeID string
+	Limit     int
+}
+
+// SessionStatsParams selects what SessionStats groups.
+type SessionStatsParams struct {
+	Project string
+	Since   time.Time
+	By      logbook.StatsBy
+	Now     time.Time
+}
+
+// ClaimListParams selects active claims of a project. Subject, when set,
+// keeps the claims on that subject or on a prefix of it (who holds it);
+// Conflicting, when set, keeps the claims that collide with it in either
+// direction. SessionID keeps one session's claims.
+type ClaimListParams struct {
+	Project     string
+	Subject     string
+	Conflicting string
+	SessionID   string
+	Now         time.Time
+}
+
+// EventListParams selects events after an id.
+type EventListParams struct {
+	Project string
+	AfterID int64
+	Limit   int
+}
+
+// ToolCallListParams selects tool calls: of one session, or across a
+// project (with optional tool and since), after an entry id cursor.
+type ToolCallListParams struct {
+	Project   string
+	SessionID string
+	Tool      string
+	Since     time.Time
+	AfterID   int64
+	Limit     int
 }
 
 // EntryListParams selects a session's entries.

@@ -24,6 +24,10 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// NotifyChannel is the LISTEN/NOTIFY channel on which a replica that
+// commits events wakes the followers of every other replica.
+const NotifyChannel = "logbook_events"
+
 // migrationLockID is the advisory lock key replicas take while migrating.
 const migrationLockID = 7474_0001
 
@@ -54,11 +58,16 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("error migrating PostgreSQL database: %w", err)
 	}
-	return sqlstore.New(db, sqlstore.Dialect{
+	st := sqlstore.New(db, sqlstore.Dialect{
 		Name:              "postgres",
 		ForUpdate:         " FOR UPDATE",
 		IsUniqueViolation: isUniqueViolation,
-	}), nil
+		TryLockSQL:        `SELECT pg_try_advisory_xact_lock(74740003)`,
+		EventLockSQL:      `SELECT pg_advisory_xact_lock(74740002)`,
+		NotifySQL:         `SELECT pg_notify('` + NotifyChannel + `', $1)`,
+	})
+	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
+	return st, nil
 }
 
 func isUniqueViolation(err error) bool {

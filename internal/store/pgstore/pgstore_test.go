@@ -52,4 +52,3 @@ func TestBadURL(t *testing.T) {
 		t.Errorf("the error shows the password: %s", got)
 	}
 }
-

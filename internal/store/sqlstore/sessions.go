@@ -14,34 +14,37 @@ const sessionColumns = `id, project, actor, harness, harness_session_id, parent_
 	title, given_title, goal, task, prompt, model, agent_type, issue, pull, branch,
 	head_commit, subject, status, outcome, blocker, end_reason, result,
 	started_at, last_seen_at, closed_at, entry_count, message_count, tool_call_count,
-	input_tokens, output_tokens, first_assistant, last_assistant`
+	input_tokens, output_tokens, first_assistant, last_assistant, root_id, progressed_at`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
 // scanSession is the one place a session row becomes a logbook.Session.
-func scanSession(row rowScanner) (logbook.Session, error) {
+// extra receives columns a query selects after the session's own.
+func scanSession(row rowScanner, extra ...any) (logbook.Session, error) {
 	var s logbook.Session
-	var started, seen int64
+	var started, seen, progressed int64
 	var closed sql.NullInt64
-	err := row.Scan(&s.ID, &s.Project, &s.Actor, &s.Harness, &s.HarnessSessionID, &s.ParentID, &s.Agent,
+	dest := []any{&s.ID, &s.Project, &s.Actor, &s.Harness, &s.HarnessSessionID, &s.ParentID, &s.Agent,
 		&s.Title, &s.GivenTitle, &s.Goal, &s.Task, &s.Prompt, &s.Model, &s.AgentType, &s.Issue, &s.Pull, &s.Branch,
 		&s.HeadCommit, &s.Subject, &s.Status, &s.Outcome, &s.Blocker, &s.EndReason, &s.Result,
 		&started, &seen, &closed, &s.EntryCount, &s.MessageCount, &s.ToolCallCount,
-		&s.InputTokens, &s.OutputTokens, &s.FirstAssistant, &s.LastAssistant)
+		&s.InputTokens, &s.OutputTokens, &s.FirstAssistant, &s.LastAssistant, &s.RootID, &progressed}
+	err := row.Scan(append(dest, extra...)...)
 	s.StartedAt, s.LastSeenAt, s.ClosedAt = fromMicros(started), fromMicros(seen), fromNullMicros(closed)
+	s.ProgressedAt = fromMicros(progressed)
 	return s, err
 }
 
 func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (bool, error) {
 	res, err := e.q.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES (
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)
+		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36)
 		ON CONFLICT (project, actor, harness, harness_session_id) WHERE harness_session_id <> '' DO NOTHING`,
 		s.ID, s.Project, s.Actor, s.Harness, s.HarnessSessionID, s.ParentID, s.Agent,
 		s.Title, s.GivenTitle, s.Goal, s.Task, s.Prompt, s.Model, s.AgentType, s.Issue, s.Pull, s.Branch,
 		s.HeadCommit, s.Subject, s.Status, s.Outcome, s.Blocker, s.EndReason, s.Result,
 		micros(s.StartedAt), micros(s.LastSeenAt), nullMicros(s.ClosedAt), s.EntryCount, s.MessageCount, s.ToolCallCount,
-		s.InputTokens, s.OutputTokens, s.FirstAssistant, s.LastAssistant)
+		s.InputTokens, s.OutputTokens, s.FirstAssistant, s.LastAssistant, s.RootID, micros(s.ProgressedAt))
 	if err != nil {
 		return false, e.interpretError(err, "inserting session")
 	}
@@ -75,14 +78,14 @@ func (e executor) SessionUpdate(ctx context.Context, s *logbook.Session) error {
 		subject = $15, status = $16, outcome = $17, blocker = $18, end_reason = $19, result = $20,
 		last_seen_at = $21, closed_at = $22, entry_count = $23, message_count = $24,
 		tool_call_count = $25, input_tokens = $26, output_tokens = $27,
-		first_assistant = $28, last_assistant = $29
+		first_assistant = $28, last_assistant = $29, progressed_at = $30
 		WHERE id = $1`,
 		s.ID, s.ParentID, s.Agent, s.Title, s.GivenTitle, s.Goal, s.Task, s.Prompt,
 		s.Model, s.AgentType, s.Issue, s.Pull, s.Branch, s.HeadCommit,
 		s.Subject, s.Status, s.Outcome, s.Blocker, s.EndReason, s.Result,
 		micros(s.LastSeenAt), nullMicros(s.ClosedAt), s.EntryCount, s.MessageCount,
 		s.ToolCallCount, s.InputTokens, s.OutputTokens,
-		s.FirstAssistant, s.LastAssistant)
+		s.FirstAssistant, s.LastAssistant, micros(s.ProgressedAt))
 	if err != nil {
 		return e.interpretError(err, "updating session")
 	}
@@ -107,23 +110,6 @@ func (e executor) SessionMarkSeen(ctx context.Context, id string, at time.Time) 
 	return e.interpretError(err, "marking session seen")
 }
 
-func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([]logbook.Session, error) {
-	var rows *sql.Rows
-	var err error
-	if p.After == nil {
-		rows, err = e.q.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE project = $1
-			ORDER BY started_at DESC, id DESC LIMIT $2`, p.Project, p.Limit)
-	} else {
-		rows, err = e.q.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE project = $1
-			AND (started_at < $2 OR (started_at = $2 AND id < $3))
-			ORDER BY started_at DESC, id DESC LIMIT $4`, p.Project, micros(p.After.StartedAt), p.After.ID, p.Limit)
-	}
-	if err != nil {
-		return nil, e.interpretError(err, "listing sessions")
-	}
-	return e.collectSessions(rows, "listing sessions")
-}
-
 func (e executor) SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error) {
 	rows, err := e.q.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE parent_id = $1 AND parent_id <> ''
 		ORDER BY started_at, id`, parentID)
@@ -146,13 +132,13 @@ func (e executor) collectSessions(rows *sql.Rows, doing string) ([]logbook.Sessi
 	return sessions, e.interpretError(rows.Err(), doing)
 }
 
-func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) (int64, error) {
-	res, err := e.q.ExecContext(ctx, `UPDATE sessions SET status = 'ended', end_reason = $2,
+func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]logbook.Session, error) {
+	rows, err := e.q.QueryContext(ctx, `UPDATE sessions SET status = 'ended', end_reason = $2,
 		closed_at = COALESCE(closed_at, $3)
-		WHERE status = 'active' AND last_seen_at < $1`, micros(cutoff), logbook.EndReasonTimedOut, micros(now))
+		WHERE status = 'active' AND last_seen_at < $1
+		RETURNING `+sessionColumns, micros(cutoff), logbook.EndReasonTimedOut, micros(now))
 	if err != nil {
-		return 0, e.interpretError(err, "timing out sessions")
+		return nil, e.interpretError(err, "timing out sessions")
 	}
-	n, err := res.RowsAffected()
-	return n, e.interpretError(err, "timing out sessions")
+	return e.collectSessions(rows, "timing out sessions")
 }

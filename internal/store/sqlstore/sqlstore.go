@@ -31,6 +31,16 @@ type Dialect struct {
 	ForUpdate string
 	// IsUniqueViolation reports whether err is a unique-key clash.
 	IsUniqueViolation func(error) bool
+	// TryLockSQL answers one boolean: whether this transaction won the
+	// sweep lock. Empty means always won (SQLite has one process).
+	TryLockSQL string
+	// EventLockSQL runs before events are inserted and holds until the
+	// transaction ends, so event ids become visible in increasing order
+	// (PostgreSQL assigns ids before commit; SQLite commits one at a time).
+	EventLockSQL string
+	// NotifySQL wakes followers on other replicas at commit, with the
+	// project as $1 (PostgreSQL NOTIFY). Empty for none.
+	NotifySQL string
 }
 
 // querier is what *sql.DB and *sql.Tx share.
@@ -44,6 +54,17 @@ type querier interface {
 type Store struct {
 	executor
 	db *sql.DB
+	// ListenFunc, set by an engine whose other processes commit events
+	// (PostgreSQL replicas), implements Listen.
+	ListenFunc func(ctx context.Context, wake func()) error
+}
+
+// Listen calls wake when another process commits events; see store.Store.
+func (s *Store) Listen(ctx context.Context, wake func()) error {
+	if s.ListenFunc == nil {
+		return nil
+	}
+	return s.ListenFunc(ctx, wake)
 }
 
 // New returns a Store on db, which must already be migrated.

@@ -125,9 +125,11 @@ func testSession(t *testing.T, newStore func(testing.TB) store.Store) {
 		st := newStore(t)
 		old := newSession(t, st, sessionOpts{StartedAt: base})
 		fresh := newSession(t, st, sessionOpts{StartedAt: base.Add(time.Hour)})
-		n, err := st.SessionTimeOut(ctx, base.Add(30*time.Minute), base.Add(2*time.Hour))
+		ended, err := st.SessionTimeOut(ctx, base.Add(30*time.Minute), base.Add(2*time.Hour))
 		must(t, err)
-		equal(t, "timed out", n, int64(1))
+		if len(ended) != 1 || ended[0].ID != old.ID {
+			t.Fatalf("timed out %v, want only %s", ids(ended), old.ID)
+		}
 		got, _ := st.SessionGet(ctx, store.SessionGetParams{ID: old.ID})
 		equal(t, "status", got.Status, logbook.StatusEnded)
 		equal(t, "end_reason", got.EndReason, logbook.EndReasonTimedOut)
@@ -145,29 +147,45 @@ func testSessionList(t *testing.T, newStore func(testing.TB) store.Store) {
 	var want []logbook.Session
 	for i := 0; i < 7; i++ {
 		// Two sessions per instant, so the id breaks ties.
-		want = append(want, newSession(t, st, sessionOpts{StartedAt: base.Add(time.Duration(i/2) * time.Second)}))
+		s := newSession(t, st, sessionOpts{StartedAt: base.Add(time.Duration(i/2) * time.Second)})
+		want = append(want, s)
+		newSession(t, st, sessionOpts{ParentID: s.ID, StartedAt: s.StartedAt}) // subagents are left out by default
 	}
 	newSession(t, st, sessionOpts{Project: "other"})
-	// Newest first: reverse start order, ties by id descending.
-	var all []logbook.Session
-	var after *store.SessionCursor
-	for {
-		page, err := st.SessionList(ctx, store.SessionListParams{Project: "p", Limit: 3, After: after})
-		must(t, err)
-		all = append(all, page...)
-		if len(page) < 3 {
-			break
+	for _, sort := range []logbook.SessionSort{logbook.SortStarted, logbook.SortLastSeen, logbook.SortDuration} {
+		var all []logbook.Session
+		var after *store.SessionCursor
+		for {
+			page, err := st.SessionList(ctx, store.SessionListParams{Project: "p", Sort: sort, Limit: 3, After: after, Now: base.Add(time.Hour)})
+			must(t, err)
+			all = append(all, page...)
+			if len(page) < 3 {
+				break
+			}
+			last := page[len(page)-1]
+			value := last.StartedAt.UnixMicro()
+			if sort == logbook.SortDuration {
+				value = last.DurationSeconds
+			} else if sort == logbook.SortLastSeen {
+				value = last.LastSeenAt.UnixMicro()
+			}
+			after = &store.SessionCursor{Value: value, ID: last.ID}
 		}
-		last := page[len(page)-1]
-		after = &store.SessionCursor{StartedAt: last.StartedAt, ID: last.ID}
-	}
-	if len(all) != len(want) {
-		t.Fatalf("paged through %d sessions, want %d", len(all), len(want))
-	}
-	for i := 1; i < len(all); i++ {
-		a, b := all[i-1], all[i]
-		if a.StartedAt.Before(b.StartedAt) || (a.StartedAt.Equal(b.StartedAt) && a.ID < b.ID) {
-			t.Errorf("sessions %d and %d are out of order: %v %s, %v %s", i-1, i, a.StartedAt, a.ID, b.StartedAt, b.ID)
+		if len(all) != len(want) {
+			t.Fatalf("sort %s: paged through %d sessions, want %d", sort, len(all), len(want))
+		}
+		for i := 1; i < len(all); i++ {
+			a, b := all[i-1], all[i]
+			ka, kb := a.StartedAt.UnixMicro(), b.StartedAt.UnixMicro()
+			if sort == logbook.SortDuration {
+				ka, kb = a.DurationSeconds, b.DurationSeconds
+			}
+			if ka < kb || (ka == kb && a.ID < b.ID) {
+				t.Errorf("sort %s: sessions %d and %d are out of order", sort, i-1, i)
+			}
+		}
+		if all[0].SubagentCount != 1 {
+			t.Errorf("sort %s: subagent_count = %d, want 1", sort, all[0].SubagentCount)
 		}
 	}
 }

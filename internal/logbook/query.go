@@ -1,0 +1,91 @@
+package logbook
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SessionFilter selects sessions in a list. Zero fields select everything;
+// set fields combine with AND.
+type SessionFilter struct {
+	State        State   // active, idle or ended
+	Outcome      Outcome // success, partial, failed
+	Blocker      Blocker
+	Harness      string
+	Actor        string
+	Agent        string
+	Issue        string // attached or named
+	Pull         string // attached, named, or on the branch of a session attached to it
+	Subject      string
+	Path         string // a touched file; a prefix when it ends in "/"
+	ParentID     string // children of this session
+	Subagents    bool   // include subagents (by default only the top of each tree is listed)
+	Since, Until time.Time
+	MinDuration  time.Duration
+	MinToolCalls int64
+	Query        string // words that must all appear in the title or goal
+}
+
+// SessionSort is the order of a session list, newest or longest first.
+type SessionSort string
+
+// Sort orders.
+const (
+	SortLastSeen SessionSort = "last_seen"
+	SortStarted  SessionSort = "started"
+	SortDuration SessionSort = "duration"
+)
+
+// Valid reports whether s is a known sort.
+func (s SessionSort) Valid() bool {
+	return s == SortLastSeen || s == SortStarted || s == SortDuration
+}
+
+// StatsBy is what session statistics are grouped by.
+type StatsBy string
+
+// Groupings.
+const (
+	ByOutcome StatsBy = "outcome"
+	ByBlocker StatsBy = "blocker"
+	ByHarness StatsBy = "harness"
+	ByAgent   StatsBy = "agent"
+	ByDay     StatsBy = "day"
+)
+
+// Valid reports whether b is a known grouping.
+func (b StatsBy) Valid() bool {
+	switch b {
+	case ByOutcome, ByBlocker, ByHarness, ByAgent, ByDay:
+		return true
+	}
+	return false
+}
+
+// StatsRow is one group of session statistics.
+type StatsRow struct {
+	Key             string `json:"key"`
+	Sessions        int64  `json:"sessions"`
+	DurationSeconds int64  `json:"duration_seconds"`
+	InputTokens     int64  `json:"input_tokens"`
+	OutputTokens    int64  `json:"output_tokens"`
+	ToolCalls       int64  `json:"tool_calls"`
+}
+
+// ToolCall is a tool call paired with its result, flat for audit scripts.
+type ToolCall struct {
+	EntryID    int64           `json:"-"`
+	SessionID  string          `json:"session_id"`
+	Seq        int64           `json:"seq"`
+	At         time.Time       `json:"at"`
+	Tool       string          `json:"tool"`
+	ToolCallID string          `json:"tool_call_id"`
+	Input      json.RawMessage `json:"input"`
+	Result     string          `json:"result"`
+	Status     string          `json:"status"` // ok, error, or pending when no result came
+	DurationMS *int64          `json:"duration_ms"`
+
+	// ResultPayload is the result entry's payload, read to decide Status.
+	ResultPayload json.RawMessage `json:"-"`
+	ResultAt      *time.Time      `json:"-"`
+}

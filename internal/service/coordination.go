@@ -1,0 +1,231 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// ClaimParams describe a claim a session asks for.
+type ClaimParams struct {
+	SessionID  string
+	Subject    string
+	TTLMinutes int // default 30, at most 1440
+}
+
+// Claim takes a lease on a subject for a session the caller owns. When
+// another active session holds a conflicting subject it fails with a
+// *logbook.ClaimConflictError naming the holder. The same session claiming
+// again renews its claim (created is then false). Claims in a project are
+// decided one at a time, so of many sessions racing for one subject exactly
+// one wins, also across replicas.
+func (s *Service) Claim(ctx context.Context, c Caller, p ClaimParams) (claim logbook.Claim, created bool, err error) {
+	subject := logbook.NormalizeSubject(p.Subject)
+	if subject == "" {
+		return logbook.Claim{}, false, logbook.Invalid("subject", "name what to claim: a path (src/api/ for a folder), or issue:12, pull:7, branch:NAME")
+	}
+	switch {
+	case p.TTLMinutes == 0:
+		p.TTLMinutes = logbook.DefaultClaimTTL
+	case p.TTLMinutes < 0 || p.TTLMinutes > logbook.MaxClaimTTL:
+		return logbook.Claim{}, false, logbook.Invalid("ttl_minutes", "give a TTL from 1 to %d minutes", logbook.MaxClaimTTL)
+	}
+	ttl := time.Duration(p.TTLMinutes) * time.Minute
+	_, err = s.writeHeartbeat(ctx, c, p.SessionID, func(tx *work, sess *logbook.Session) error {
+		now := sess.LastSeenAt
+		if err := tx.ProjectLock(ctx, sess.Project); err != nil {
+			return err
+		}
+		held, err := tx.ClaimList(ctx, store.ClaimListParams{Project: sess.Project, Conflicting: subject, Now: now})
+		if err != nil {
+			return err
+		}
+		for _, h := range held {
+			if h.SessionID != sess.ID {
+				return &logbook.ClaimConflictError{Subject: subject, Holder: h}
+			}
+		}
+		for _, h := range held {
+			if h.Subject == subject { // our own claim: renew, never shorten
+				h.TTLSeconds = int64(ttl / time.Second)
+				if until := now.Add(ttl); until.After(h.ExpiresAt) {
+					h.ExpiresAt = until
+				}
+				claim = h
+				return tx.ClaimUpdate(ctx, &claim)
+			}
+		}
+		claim = logbook.Claim{ID: logbook.NewID(now), Project: sess.Project, SessionID: sess.ID, Actor: sess.Actor,
+			Subject: subject, TTLSeconds: int64(ttl / time.Second), CreatedAt: now, ExpiresAt: now.Add(ttl), Title: sess.Title}
+		created = true
+		emitClaim(tx, logbook.EventClaimTaken, claim, now)
+		return tx.ClaimInsert(ctx, &claim)
+	})
+	return claim, created, err
+}
+
+// Release ends a claim the caller's session holds.
+func (s *Service) Release(ctx context.Context, c Caller, claimID string) (logbook.Claim, error) {
+	claim, err := s.store.ClaimGet(ctx, claimID)
+	if err != nil || !c.sees(claim.Project) {
+		return logbook.Claim{}, fmt.Errorf("no claim %q in your projects: %w", claimID, errOr(ignoreNotFound(err), logbook.ErrNotFound))
+	}
+	if claim.Actor != c.Actor {
+		return logbook.Claim{}, fmt.Errorf("claim %s belongs to actor %q; only its owner releases it: %w", claimID, claim.Actor, logbook.ErrForbidden)
+	}
+	err = s.inTx(ctx, func(tx *work) error {
+		claim, err = tx.ClaimGet(ctx, claimID)
+		if err != nil || claim.ReleasedAt != nil {
+			return err // released already: nothing to do
+		}
+		now := s.now()
+		claim.ReleasedAt, claim.ReleaseReason = &now, logbook.ReleaseReleased
+		emitClaim(tx, logbook.EventClaimReleased, claim, now)
+		return tx.ClaimUpdate(ctx, &claim)
+	})
+	return claim, err
+}
+
+func ignoreNotFound(err error) error {
+	if errors.Is(err, logbook.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// ClaimsParams select active claims of a project.
+type ClaimsParams struct {
+	Project   string
+	Subject   string // who holds this subject or a prefix of it
+	SessionID string
+}
+
+// Claims lists a project's active claims.
+func (s *Service) Claims(ctx context.Context, c Caller, p ClaimsParams) ([]logbook.Claim, error) {
+	project, err := c.projectFor(p.Project)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.ClaimList(ctx, store.ClaimListParams{Project: project, Subject: logbook.NormalizeSubject(p.Subject),
+		SessionID: p.SessionID, Now: s.now()})
+}
+
+func emitClaim(tx *work, typ string, c logbook.Claim, at time.Time) {
+	tx.emit(c.Project, typ, c.SessionID, at, map[string]any{
+		"claim_id": c.ID, "subject": c.Subject, "actor": c.Actor, "expires_at": c.ExpiresAt, "reason": c.ReleaseReason})
+}
+
+// releaseClaims releases every claim of an ending session.
+func releaseClaims(ctx context.Context, tx *work, sess *logbook.Session, now time.Time) error {
+	released, err := tx.ClaimReleaseSession(ctx, sess.ID, logbook.ReleaseSessionEnded, now)
+	for _, c := range released {
+		emitClaim(tx, logbook.EventClaimReleased, c, now)
+	}
+	return err
+}
+
+// syncLinks stores the session's links: attached from its issue and pull
+// fields, named from "#N" in its title, goal, task, prompt and result, and
+// the extra named links found in its prompt entries.
+func syncLinks(ctx context.Context, tx *work, sess *logbook.Session, extra ...logbook.Link) error {
+	var attached, named []logbook.Link
+	if sess.Issue != "" {
+		attached = append(attached, logbook.Link{Kind: "issue", Ref: sess.Issue, Via: logbook.ViaAttached})
+	}
+	if sess.Pull != "" {
+		attached = append(attached, logbook.Link{Kind: "pull", Ref: sess.Pull, Via: logbook.ViaAttached})
+	}
+	for _, text := range []string{sess.GivenTitle, sess.Goal, sess.Task, sess.Prompt, sess.Result} {
+		named = append(named, namedLinks(text)...)
+	}
+	named = append(named, extra...)
+	return tx.LinkSet(ctx, sess.ID, sess.Project, attached, named)
+}
+
+func namedLinks(text string) []logbook.Link {
+	var links []logbook.Link
+	for _, ref := range logbook.NamedIssues(text) {
+		links = append(links, logbook.Link{Kind: "issue", Ref: ref, Via: logbook.ViaNamed})
+	}
+	return links
+}
+
+// DefaultEventRetention is how long events are kept.
+const DefaultEventRetention = 7 * 24 * time.Hour
+
+// SweepResult says what one sweep did.
+type SweepResult struct {
+	Swept         bool // false when another replica holds the sweep lock
+	TimedOut      int
+	ClaimsExpired int
+	EventsPruned  int64
+}
+
+// Sweep ends sessions not seen for the session timeout (end_reason
+// timed_out; a later heartbeat revives them), expires lapsed claims and
+// prunes events older than retention, emitting events for each change.
+// With several replicas only one sweeps at a time.
+func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResult, error) {
+	if retention <= 0 {
+		retention = DefaultEventRetention
+	}
+	var res SweepResult
+	now := s.now()
+	err := s.inTx(ctx, func(tx *work) error {
+		won, err := tx.SweepLock(ctx)
+		if err != nil || !won {
+			return err
+		}
+		res.Swept = true
+		ended, err := tx.SessionTimeOut(ctx, now.Add(-s.timeout), now)
+		if err != nil {
+			return err
+		}
+		for _, sess := range ended {
+			tx.emit(sess.Project, logbook.EventSessionEnded, sess.ID, now, map[string]any{
+				"end_reason": logbook.EndReasonTimedOut, "root_id": sess.Root()})
+			if err := releaseClaims(ctx, tx, &sess, now); err != nil {
+				return err
+			}
+		}
+		res.TimedOut = len(ended)
+		expired, err := tx.ClaimExpire(ctx, now)
+		if err != nil {
+			return err
+		}
+		for _, c := range expired {
+			emitClaim(tx, logbook.EventClaimExpired, c, now)
+		}
+		res.ClaimsExpired = len(expired)
+		res.EventsPruned, err = tx.EventPrune(ctx, now.Add(-retention))
+		return err
+	})
+	return res, err
+}
+
+// Events returns a project's events after an id, at most limit (default
+// and maximum 500), in id order.
+func (s *Service) Events(ctx context.Context, c Caller, project string, afterID int64, limit int) ([]logbook.Event, error) {
+	project, err := c.projectFor(project)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > 500 {
+		limit = 500
+	}
+	return s.store.EventList(ctx, store.EventListParams{Project: project, AfterID: afterID, Limit: limit})
+}
+
+// EventsChanged returns a channel closed the next time events may have
+// been written: by this process, or by another replica (see Listen).
+func (s *Service) EventsChanged() <-chan struct{} { return s.hub.wait() }
+
+// Listen wakes this process's followers when another replica commits
+// events, until ctx ends. Run it once, in its own goroutine.
+func (s *Service) Listen(ctx context.Context) error {
+	return s.store.Listen(ctx, s.hub.wake)
+}

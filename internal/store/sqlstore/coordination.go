@@ -1,0 +1,322 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+func (e executor) ProjectLock(ctx context.Context, project string) error {
+	var name string
+	err := e.q.QueryRowContext(ctx, `SELECT name FROM projects WHERE name = $1`+e.d.ForUpdate, project).Scan(&name)
+	return e.interpretError(err, "locking project")
+}
+
+func (e executor) SweepLock(ctx context.Context) (bool, error) {
+	if e.d.TryLockSQL == "" {
+		return true, nil
+	}
+	var won bool
+	err := e.q.QueryRowContext(ctx, e.d.TryLockSQL).Scan(&won)
+	return won, e.interpretError(err, "taking the sweep lock")
+}
+
+const claimColumns = `c.id, c.project, c.session_id, c.actor, c.subject, c.ttl_seconds, c.created_at, c.expires_at, c.released_at, c.release_reason`
+
+func scanClaim(row rowScanner, extra ...any) (logbook.Claim, error) {
+	var c logbook.Claim
+	var created, expires int64
+	var released sql.NullInt64
+	err := row.Scan(append([]any{&c.ID, &c.Project, &c.SessionID, &c.Actor, &c.Subject, &c.TTLSeconds, &created, &expires, &released, &c.ReleaseReason}, extra...)...)
+	c.CreatedAt, c.ExpiresAt, c.ReleasedAt = fromMicros(created), fromMicros(expires), fromNullMicros(released)
+	return c, err
+}
+
+func (e executor) ClaimInsert(ctx context.Context, c *logbook.Claim) error {
+	_, err := e.q.ExecContext(ctx, `INSERT INTO claims (id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, c.Project, c.SessionID, c.Actor, c.Subject, c.TTLSeconds, micros(c.CreatedAt), micros(c.ExpiresAt))
+	return e.interpretError(err, "storing claim")
+}
+
+func (e executor) ClaimGet(ctx context.Context, id string) (logbook.Claim, error) {
+	c, err := scanClaim(e.q.QueryRowContext(ctx, `SELECT `+claimColumns+` FROM claims c WHERE c.id = $1`, id))
+	return c, e.interpretError(err, "reading claim")
+}
+
+func (e executor) ClaimUpdate(ctx context.Context, c *logbook.Claim) error {
+	res, err := e.q.ExecContext(ctx, `UPDATE claims SET ttl_seconds = $2, expires_at = $3, released_at = $4, release_reason = $5 WHERE id = $1`,
+		c.ID, c.TTLSeconds, micros(c.ExpiresAt), nullMicros(c.ReleasedAt), c.ReleaseReason)
+	if err != nil {
+		return e.interpretError(err, "updating claim")
+	}
+	return e.expectOne(res, "updating claim")
+}
+
+func (e executor) ClaimList(ctx context.Context, p store.ClaimListParams) ([]logbook.Claim, error) {
+	q := &query{}
+	q.and("c.project = " + q.arg(p.Project))
+	q.and("c.released_at IS NULL AND c.expires_at > " + q.arg(micros(p.Now)))
+	if p.SessionID != "" {
+		q.and("c.session_id = " + q.arg(p.SessionID))
+	}
+	if p.Subject != "" { // S itself, or a "/"-ended prefix of S
+		s := q.arg(p.Subject)
+		q.and("(c.subject = " + s + " OR (SUBSTR(c.subject, LENGTH(c.subject), 1) = '/' AND SUBSTR(" + s + ", 1, LENGTH(c.subject)) = c.subject))")
+	}
+	if p.Conflicting != "" { // both directions
+		s := q.arg(p.Conflicting)
+		q.and("(c.subject = " + s +
+			" OR (SUBSTR(c.subject, LENGTH(c.subject), 1) = '/' AND SUBSTR(" + s + ", 1, LENGTH(c.subject)) = c.subject)" +
+			" OR (SUBSTR(" + s + ", LENGTH(" + s + "), 1) = '/' AND SUBSTR(c.subject, 1, LENGTH(" + s + ")) = " + s + "))")
+	}
+	rows, err := e.q.QueryContext(ctx, `SELECT `+claimColumns+`, s.title FROM claims c JOIN sessions s ON s.id = c.session_id
+		WHERE `+q.whereSQL()+` ORDER BY c.created_at, c.id`, q.args...)
+	if err != nil {
+		return nil, e.interpretError(err, "listing claims")
+	}
+	return collectClaims(e, rows, true)
+}
+
+func collectClaims(e executor, rows *sql.Rows, withTitle bool) ([]logbook.Claim, error) {
+	defer rows.Close()
+	claims := []logbook.Claim{}
+	for rows.Next() {
+		var c logbook.Claim
+		var err error
+		if withTitle {
+			var title string
+			c, err = scanClaim(rows, &title)
+			c.Title = title
+		} else {
+			c, err = scanClaim(rows)
+		}
+		if err != nil {
+			return nil, e.interpretError(err, "reading claims")
+		}
+		claims = append(claims, c)
+	}
+	return claims, e.interpretError(rows.Err(), "reading claims")
+}
+
+func (e executor) ClaimRenew(ctx context.Context, sessionID string, now time.Time) error {
+	_, err := e.q.ExecContext(ctx, `UPDATE claims SET expires_at = $2 + ttl_seconds * 1000000
+		WHERE session_id = $1 AND released_at IS NULL AND expires_at < $2 + ttl_seconds * 1000000`, sessionID, micros(now))
+	return e.interpretError(err, "renewing claims")
+}
+
+func (e executor) ClaimReleaseSession(ctx context.Context, sessionID, reason string, now time.Time) ([]logbook.Claim, error) {
+	rows, err := e.q.QueryContext(ctx, `UPDATE claims SET released_at = $2, release_reason = $3
+		WHERE session_id = $1 AND released_at IS NULL
+		RETURNING id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, released_at, release_reason`,
+		sessionID, micros(now), reason)
+	if err != nil {
+		return nil, e.interpretError(err, "releasing claims")
+	}
+	return collectClaims(e, rows, false)
+}
+
+func (e executor) ClaimExpire(ctx context.Context, now time.Time) ([]logbook.Claim, error) {
+	rows, err := e.q.QueryContext(ctx, `UPDATE claims SET released_at = expires_at, release_reason = $2
+		WHERE released_at IS NULL AND expires_at <= $1
+		RETURNING id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, released_at, release_reason`,
+		micros(now), logbook.ReleaseExpired)
+	if err != nil {
+		return nil, e.interpretError(err, "expiring claims")
+	}
+	return collectClaims(e, rows, false)
+}
+
+func (e executor) TouchUpsert(ctx context.Context, sessionID, project string, touches []logbook.Touch) error {
+	for _, t := range touches {
+		_, err := e.q.ExecContext(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES ($1, $2, $3, $4, $5, 1)
+			ON CONFLICT (session_id, kind, value) DO UPDATE SET count = touches.count + 1`,
+			sessionID, project, t.Kind, t.Value, micros(t.FirstAt))
+		if err != nil {
+			return e.interpretError(err, "recording touches")
+		}
+	}
+	return nil
+}
+
+func (e executor) TouchList(ctx context.Context, sessionID string) ([]logbook.Touch, error) {
+	rows, err := e.q.QueryContext(ctx, `SELECT kind, value, first_at, count FROM touches WHERE session_id = $1 ORDER BY first_at, value`, sessionID)
+	if err != nil {
+		return nil, e.interpretError(err, "listing touches")
+	}
+	return collectTouches(e, rows)
+}
+
+func (e executor) TouchTop(ctx context.Context, project string, since time.Time, limit int) ([]logbook.Touch, error) {
+	rows, err := e.q.QueryContext(ctx, `SELECT kind, value, MIN(first_at), SUM(count) FROM touches
+		WHERE project = $1 AND kind = 'file' AND first_at >= $2 GROUP BY kind, value ORDER BY SUM(count) DESC, value LIMIT $3`,
+		project, micros(since), limit)
+	if err != nil {
+		return nil, e.interpretError(err, "listing busiest files")
+	}
+	return collectTouches(e, rows)
+}
+
+func collectTouches(e executor, rows *sql.Rows) ([]logbook.Touch, error) {
+	defer rows.Close()
+	touches := []logbook.Touch{}
+	for rows.Next() {
+		var t logbook.Touch
+		var first int64
+		if err := rows.Scan(&t.Kind, &t.Value, &first, &t.Count); err != nil {
+			return nil, e.interpretError(err, "reading touches")
+		}
+		t.FirstAt = fromMicros(first)
+		touches = append(touches, t)
+	}
+	return touches, e.interpretError(rows.Err(), "reading touches")
+}
+
+func (e executor) LinkSet(ctx context.Context, sessionID, project string, attached, named []logbook.Link) error {
+	if _, err := e.q.ExecContext(ctx, `DELETE FROM links WHERE session_id = $1 AND via = 'attached'`, sessionID); err != nil {
+		return e.interpretError(err, "replacing links")
+	}
+	for _, l := range append(attached, named...) {
+		_, err := e.q.ExecContext(ctx, `INSERT INTO links (session_id, project, kind, ref, via) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (session_id, kind, ref, via) DO NOTHING`, sessionID, project, l.Kind, l.Ref, l.Via)
+		if err != nil {
+			return e.interpretError(err, "storing links")
+		}
+	}
+	return nil
+}
+
+func (e executor) LinkList(ctx context.Context, sessionID string) ([]logbook.Link, error) {
+	rows, err := e.q.QueryContext(ctx, `SELECT kind, ref, via FROM links WHERE session_id = $1 ORDER BY kind, ref, via`, sessionID)
+	if err != nil {
+		return nil, e.interpretError(err, "listing links")
+	}
+	defer rows.Close()
+	links := []logbook.Link{}
+	for rows.Next() {
+		var l logbook.Link
+		if err := rows.Scan(&l.Kind, &l.Ref, &l.Via); err != nil {
+			return nil, e.interpretError(err, "listing links")
+		}
+		links = append(links, l)
+	}
+	return links, e.interpretError(rows.Err(), "listing links")
+}
+
+func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	if e.d.EventLockSQL != "" {
+		if _, err := e.q.ExecContext(ctx, e.d.EventLockSQL); err != nil {
+			return e.interpretError(err, "ordering events")
+		}
+	}
+	projects := map[string]bool{}
+	for _, ev := range events {
+		data := ev.Data
+		if len(data) == 0 {
+			data = json.RawMessage(`{}`)
+		}
+		err := e.q.QueryRowContext(ctx, `INSERT INTO events (project, type, session_id, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+			ev.Project, ev.Type, ev.SessionID, micros(ev.At), string(data)).Scan(&ev.ID)
+		if err != nil {
+			return e.interpretError(err, "storing event")
+		}
+		projects[ev.Project] = true
+	}
+	if e.d.NotifySQL != "" {
+		for project := range projects {
+			if _, err := e.q.ExecContext(ctx, e.d.NotifySQL, project); err != nil {
+				return e.interpretError(err, "notifying followers")
+			}
+		}
+	}
+	return nil
+}
+
+func (e executor) EventList(ctx context.Context, p store.EventListParams) ([]logbook.Event, error) {
+	rows, err := e.q.QueryContext(ctx, `SELECT id, project, type, session_id, at, data FROM events
+		WHERE project = $1 AND id > $2 ORDER BY id LIMIT $3`, p.Project, p.AfterID, p.Limit)
+	if err != nil {
+		return nil, e.interpretError(err, "listing events")
+	}
+	defer rows.Close()
+	events := []logbook.Event{}
+	for rows.Next() {
+		var ev logbook.Event
+		var at int64
+		var data string
+		if err := rows.Scan(&ev.ID, &ev.Project, &ev.Type, &ev.SessionID, &at, &data); err != nil {
+			return nil, e.interpretError(err, "listing events")
+		}
+		ev.At, ev.Data = fromMicros(at), json.RawMessage(data)
+		events = append(events, ev)
+	}
+	return events, e.interpretError(rows.Err(), "listing events")
+}
+
+func (e executor) EventPrune(ctx context.Context, before time.Time) (int64, error) {
+	res, err := e.q.ExecContext(ctx, `DELETE FROM events WHERE at < $1`, micros(before))
+	if err != nil {
+		return 0, e.interpretError(err, "pruning events")
+	}
+	n, err := res.RowsAffected()
+	return n, e.interpretError(err, "pruning events")
+}
+
+func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) ([]logbook.ToolCall, error) {
+	q := &query{}
+	q.and("c.kind = 'tool_call'")
+	if p.SessionID != "" {
+		q.and("c.session_id = " + q.arg(p.SessionID))
+	}
+	if p.Project != "" {
+		q.and("c.session_id IN (SELECT id FROM sessions WHERE project = " + q.arg(p.Project) + ")")
+	}
+	if p.Tool != "" {
+		q.and("c.tool = " + q.arg(p.Tool))
+	}
+	if !p.Since.IsZero() {
+		q.and("c.at >= " + q.arg(micros(p.Since)))
+	}
+	if p.AfterID > 0 {
+		q.and("c.id > " + q.arg(p.AfterID))
+	}
+	// The first result with the call's id pairs with it.
+	stmt := `SELECT c.id, c.session_id, c.seq, c.at, c.tool, c.tool_call_id, c.payload, r.text, r.payload, r.at
+		FROM entries c
+		LEFT JOIN entries r ON r.id = (SELECT MIN(x.id) FROM entries x WHERE x.session_id = c.session_id
+			AND x.tool_call_id = c.tool_call_id AND x.kind = 'tool_result' AND c.tool_call_id <> '')
+		WHERE ` + q.whereSQL() + ` ORDER BY c.id LIMIT ` + q.arg(p.Limit)
+	rows, err := e.q.QueryContext(ctx, stmt, q.args...)
+	if err != nil {
+		return nil, e.interpretError(err, "listing tool calls")
+	}
+	defer rows.Close()
+	calls := []logbook.ToolCall{}
+	for rows.Next() {
+		var tc logbook.ToolCall
+		var at int64
+		var input, resultText, resultPayload sql.NullString
+		var resultAt sql.NullInt64
+		if err := rows.Scan(&tc.EntryID, &tc.SessionID, &tc.Seq, &at, &tc.Tool, &tc.ToolCallID, &input, &resultText, &resultPayload, &resultAt); err != nil {
+			return nil, e.interpretError(err, "listing tool calls")
+		}
+		tc.At = fromMicros(at)
+		if input.Valid {
+			tc.Input = json.RawMessage(input.String)
+		}
+		if resultAt.Valid {
+			tc.Result, tc.ResultAt = resultText.String, fromNullMicros(resultAt)
+			if resultPayload.Valid {
+				tc.ResultPayload = json.RawMessage(resultPayload.String)
+			}
+		}
+		calls = append(calls, tc)
+	}
+	return calls, e.interpretError(rows.Err(), "listing tool calls")
+}

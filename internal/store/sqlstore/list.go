@@ -1,0 +1,216 @@
+package sqlstore
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// query builds one SQL statement with numbered placeholders.
+type query struct {
+	where []string
+	args  []any
+}
+
+// arg adds a value and returns its placeholder.
+func (q *query) arg(v any) string {
+	q.args = append(q.args, v)
+	return "$" + strconv.Itoa(len(q.args))
+}
+
+func (q *query) and(cond string) { q.where = append(q.where, cond) }
+
+// whereSQL is the conditions joined with AND.
+func (q *query) whereSQL() string { return strings.Join(q.where, " AND ") }
+
+// likeEscape makes s match itself literally inside a LIKE pattern that
+// declares ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// prefixEnd returns the smallest string greater than every string that
+// starts with prefix, so `value >= prefix AND value < prefixEnd(prefix)` is
+// a prefix match an index can serve.
+func prefixEnd(prefix string) string {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1])
+		}
+	}
+	return "\xff\xff\xff\xff"
+}
+
+// durationExpr is a session's duration in seconds at now (a placeholder):
+// closed_at − started_at when ended, now − started_at while open.
+func durationExpr(now string) string {
+	return `((CASE WHEN s.status = 'ended' AND s.closed_at IS NOT NULL THEN s.closed_at ELSE ` + now + ` END) - s.started_at) / 1000000`
+}
+
+// sortExpr is the column a list is ordered by.
+func sortExpr(sort logbook.SessionSort, now string) string {
+	switch sort {
+	case logbook.SortStarted:
+		return "s.started_at"
+	case logbook.SortDuration:
+		return durationExpr(now)
+	default:
+		return "s.last_seen_at"
+	}
+}
+
+func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([]logbook.Session, error) {
+	q := &query{}
+	now := q.arg(micros(p.Now))
+	q.and("s.project = " + q.arg(p.Project))
+	filterSessions(q, p.Filter, now, p.IdleBefore)
+	order := sortExpr(p.Sort, now)
+	if p.After != nil {
+		v, id := q.arg(p.After.Value), q.arg(p.After.ID)
+		q.and("(" + order + " < " + v + " OR (" + order + " = " + v + " AND s.id < " + id + "))")
+	}
+	stmt := `SELECT ` + prefixed("s.", sessionColumns) + `,
+		(SELECT COUNT(*) FROM sessions c WHERE c.parent_id = s.id AND c.parent_id <> '') AS subagent_count,
+		` + durationExpr(now) + ` AS duration_seconds
+		FROM sessions s WHERE ` + q.whereSQL() + `
+		ORDER BY ` + order + ` DESC, s.id DESC LIMIT ` + q.arg(p.Limit)
+	rows, err := e.q.QueryContext(ctx, stmt, q.args...)
+	if err != nil {
+		return nil, e.interpretError(err, "listing sessions")
+	}
+	defer rows.Close()
+	sessions := []logbook.Session{}
+	for rows.Next() {
+		var extra [2]int64
+		s, err := scanSession(rows, &extra[0], &extra[1])
+		if err != nil {
+			return nil, e.interpretError(err, "listing sessions")
+		}
+		s.SubagentCount, s.DurationSeconds = extra[0], extra[1]
+		sessions = append(sessions, s)
+	}
+	return sessions, e.interpretError(rows.Err(), "listing sessions")
+}
+
+// filterSessions adds a filter's conditions to q.
+func filterSessions(q *query, f logbook.SessionFilter, now string, idleBefore time.Time) {
+	switch f.State {
+	case logbook.StateActive:
+		q.and("s.status = 'active' AND s.last_seen_at >= " + q.arg(micros(idleBefore)))
+	case logbook.StateIdle:
+		q.and("s.status = 'active' AND s.last_seen_at < " + q.arg(micros(idleBefore)))
+	case logbook.StateEnded:
+		q.and("s.status = 'ended'")
+	}
+	for _, eq := range []struct{ column, value string }{
+		{"s.outcome", string(f.Outcome)}, {"s.blocker", string(f.Blocker)}, {"s.harness", f.Harness},
+		{"s.actor", f.Actor}, {"s.agent", f.Agent}, {"s.subject", f.Subject},
+	} {
+		if eq.value != "" {
+			q.and(eq.column + " = " + q.arg(eq.value))
+		}
+	}
+	switch {
+	case f.ParentID != "":
+		q.and("s.parent_id = " + q.arg(f.ParentID))
+	case !f.Subagents:
+		q.and("s.parent_id = ''")
+	}
+	if f.Issue != "" {
+		q.and("EXISTS (SELECT 1 FROM links l WHERE l.session_id = s.id AND l.kind = 'issue' AND l.ref = " + q.arg(f.Issue) + ")")
+	}
+	if f.Pull != "" {
+		ref := q.arg(f.Pull)
+		// Attached or named, or on the branch of a session attached to the pull.
+		q.and("(EXISTS (SELECT 1 FROM links l WHERE l.session_id = s.id AND l.kind = 'pull' AND l.ref = " + ref + ")" +
+			" OR (s.branch <> '' AND s.branch IN (SELECT b.branch FROM sessions b WHERE b.project = s.project AND b.pull = " + ref + " AND b.branch <> '')))")
+	}
+	if f.Path != "" {
+		if strings.HasSuffix(f.Path, "/") {
+			q.and("EXISTS (SELECT 1 FROM touches t WHERE t.session_id = s.id AND t.kind = 'file' AND t.value >= " +
+				q.arg(f.Path) + " AND t.value < " + q.arg(prefixEnd(f.Path)) + ")")
+		} else {
+			q.and("EXISTS (SELECT 1 FROM touches t WHERE t.session_id = s.id AND t.kind = 'file' AND t.value = " + q.arg(f.Path) + ")")
+		}
+	}
+	if !f.Since.IsZero() { // active at some point in [since, until]
+		q.and("s.last_seen_at >= " + q.arg(micros(f.Since)))
+	}
+	if !f.Until.IsZero() {
+		q.and("s.started_at <= " + q.arg(micros(f.Until)))
+	}
+	if f.MinDuration > 0 {
+		q.and(durationExpr(now) + " >= " + q.arg(int64(f.MinDuration/time.Second)))
+	}
+	if f.MinToolCalls > 0 {
+		q.and("s.tool_call_count >= " + q.arg(f.MinToolCalls))
+	}
+	for _, word := range strings.Fields(strings.ToLower(f.Query)) {
+		pattern := q.arg("%" + likeEscape(word) + "%")
+		q.and("(LOWER(s.title) LIKE " + pattern + ` ESCAPE '\' OR LOWER(s.goal) LIKE ` + pattern + ` ESCAPE '\')`)
+	}
+}
+
+// prefixed qualifies every column of a comma-separated list with a table alias.
+func prefixed(alias, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, c := range parts {
+		parts[i] = alias + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (e executor) SessionListPrior(ctx context.Context, p store.SessionListPriorParams) ([]logbook.Session, error) {
+	rows, err := e.q.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
+		WHERE project = $1 AND closed_at IS NOT NULL AND closed_at >= $2 AND outcome IN ('partial', 'failed') AND id <> $3
+		ORDER BY closed_at DESC, id DESC LIMIT $4`, p.Project, micros(p.Since), p.ExcludeID, p.Limit)
+	if err != nil {
+		return nil, e.interpretError(err, "listing prior sessions")
+	}
+	return e.collectSessions(rows, "listing prior sessions")
+}
+
+func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) ([]logbook.StatsRow, error) {
+	key := map[logbook.StatsBy]string{
+		logbook.ByOutcome: "s.outcome", logbook.ByBlocker: "s.blocker", logbook.ByHarness: "s.harness",
+		logbook.ByAgent: "s.agent", logbook.ByDay: "CAST(s.started_at / 86400000000 AS BIGINT)",
+	}[p.By]
+	if key == "" {
+		key = "s.outcome"
+	}
+	q := &query{}
+	now := q.arg(micros(p.Now))
+	stmt := `SELECT ` + key + `, COUNT(*), COALESCE(SUM(` + durationExpr(now) + `), 0),
+		COALESCE(SUM(s.input_tokens), 0), COALESCE(SUM(s.output_tokens), 0), COALESCE(SUM(s.tool_call_count), 0)
+		FROM sessions s WHERE s.project = ` + q.arg(p.Project) + ` AND s.started_at >= ` + q.arg(micros(p.Since)) + `
+		GROUP BY ` + key + ` ORDER BY ` + key
+	rows, err := e.q.QueryContext(ctx, stmt, q.args...)
+	if err != nil {
+		return nil, e.interpretError(err, "computing stats")
+	}
+	defer rows.Close()
+	out := []logbook.StatsRow{}
+	for rows.Next() {
+		var r logbook.StatsRow
+		var k any
+		if err := rows.Scan(&k, &r.Sessions, &r.DurationSeconds, &r.InputTokens, &r.OutputTokens, &r.ToolCalls); err != nil {
+			return nil, e.interpretError(err, "computing stats")
+		}
+		switch v := k.(type) {
+		case int64:
+			r.Key = time.UnixMicro(v * 86400000000).UTC().Format(time.DateOnly)
+		case []byte:
+			r.Key = string(v)
+		case string:
+			r.Key = v
+		}
+		out = append(out, r)
+	}
+	return out, e.interpretError(rows.Err(), "computing stats")
+}
