@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"log/slog"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"

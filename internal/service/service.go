@@ -7,11 +7,11 @@
 package service
 
 import (
-	"encoding/json"
-	"sync"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"

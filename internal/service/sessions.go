@@ -226,4 +226,3 @@ func (s *Service) UpdateSession(ctx context.Context, c Caller, id string, fields
 		return syncLinks(ctx, tx, sess)
 	})
 }
-
