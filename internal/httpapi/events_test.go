@@ -248,4 +248,3 @@ func TestTwoReplicas(t *testing.T) {
 		t.Errorf("no replica swept")
 	}
 }
-
