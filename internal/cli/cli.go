@@ -39,6 +39,11 @@ func commands() []command {
 		{"serve", "run the server: HTTP API on an embedded SQLite file or PostgreSQL", serve},
 		{"token", "make bearer tokens for actors in projects", token},
 		{"migrate", "create or update the database schema, then exit", migrateCmd},
+		{"classify", "say how risky a shell command is (needs no server)", func(ctx context.Context, env Env, args []string) int {
+			return Classify(ctx, args, env.Stdin, env.Stdout, env.Stderr)
+		}},
+		{"sessions", "list, show, follow and count sessions on a server", sessions},
+		{"claims", "list who holds what on a server", claims},
 	}
 }
 
@@ -79,6 +84,9 @@ Environment:
   LOGBOOK_ADDR          address to listen on (default 127.0.0.1:7474)
   LOGBOOK_DB            database: a SQLite file path or a postgres:// URL
   LOGBOOK_ADMIN_TOKEN   the admin token to create on first start
+  LOGBOOK_URL           the server client commands talk to (default http://127.0.0.1:7474)
+  LOGBOOK_TOKEN         the bearer token client commands send
+  LOGBOOK_PROJECT       the project client commands ask about
 `)
 }
 

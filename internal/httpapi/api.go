@@ -57,6 +57,10 @@ func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Option
 
 	v1("GET /v1/events", h.events)
 
+	v1("POST /v1/classify", h.classify)
+	v1("GET /v1/projects/{project}/policy", h.getPolicy)
+	v1("PUT /v1/projects/{project}/policy", h.setPolicy)
+
 	v1("POST /v1/agents/{agent}/session", h.ensureAgentSession)
 	v1("POST /v1/agents/{agent}/rotate", h.rotateAgent)
 

@@ -256,6 +256,32 @@ func TestAPI(t *testing.T) {
 			}
 		})
 
+		t.Run("ClassifyAndPolicy", func(t *testing.T) {
+			r := c.do("POST", "/v1/classify", alice, map[string]string{"command": "sudo rm -rf / --no-preserve-root"}).expect(t, 200)
+			if r.body["class"] != "destructive" || r.body["decision"] != "deny" || len(r.body["reasons"].([]any)) == 0 {
+				t.Errorf("classify rm -rf /: %s", r.raw)
+			}
+			r = c.do("POST", "/v1/classify", alice, map[string]string{"command": "curl -X POST https://example.com -d x=1"}).expect(t, 200)
+			if r.body["decision"] != "ask" {
+				t.Errorf("default policy for a POST: %s", r.raw)
+			}
+			c.do("PUT", "/v1/projects/demo/policy", alice, map[string]string{"network": "allow"}).problem(t, 403, "")
+			c.do("PUT", "/v1/projects/demo/policy", adminToken, map[string]string{"network": "sure"}).problem(t, 400, "policy")
+			p := c.do("PUT", "/v1/projects/demo/policy", adminToken, map[string]any{"policy": map[string]string{"network": "allow"}}).expect(t, 200)
+			if p.body["policy"].(map[string]any)["network"] != "allow" || p.body["policy"].(map[string]any)["destructive"] != "deny" {
+				t.Errorf("policy after PUT: %s", p.raw)
+			}
+			g := c.do("GET", "/v1/projects/demo/policy", bob, nil).expect(t, 200)
+			if g.body["policy"].(map[string]any)["network"] != "allow" {
+				t.Errorf("GET policy: %s", g.raw)
+			}
+			r = c.do("POST", "/v1/classify", alice, map[string]string{"command": "curl -X POST https://example.com -d x=1", "project": "demo"}).expect(t, 200)
+			if r.body["decision"] != "allow" {
+				t.Errorf("the project's policy is not used: %s", r.raw)
+			}
+			c.do("GET", "/v1/projects/demo/policy", stranger, nil).problem(t, 403, "")
+		})
+
 		t.Run("List", func(t *testing.T) {
 			r := c.do("GET", "/v1/sessions?project=demo&limit=1", alice, nil).expect(t, 200)
 			if len(r.body["sessions"].([]any)) != 1 || r.body["next_cursor"] == nil {

@@ -26,14 +26,15 @@ const (
 // gets everything after it, from the durable outbox, without loss or
 // repeat. Memory per follower is one page of events.
 func (h *handler) events(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	after, err := lastEventID(r)
+	project := r.URL.Query().Get("project")
+	// Checks access before answering 200: a bad project is a problem document.
+	latest, err := h.svc.LatestEventID(r.Context(), c, project)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	project := r.URL.Query().Get("project")
-	// Check access before answering 200: a bad project is a problem document.
-	if _, err := h.svc.Events(r.Context(), c, project, after, 1); err != nil {
+	after, err := lastEventID(r, latest)
+	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -85,15 +86,20 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c service.Calle
 	}
 }
 
-// lastEventID reads where a follower resumes: Last-Event-ID, else ?after.
-func lastEventID(r *http.Request) (int64, error) {
+// lastEventID reads where a follower resumes: Last-Event-ID, else ?after
+// (an id, or "latest" for only what happens from now on), else from the
+// oldest event kept.
+func lastEventID(r *http.Request, latest int64) (int64, error) {
 	raw := r.Header.Get("Last-Event-ID")
 	field := "Last-Event-ID"
 	if raw == "" {
 		raw, field = r.URL.Query().Get("after"), "after"
 	}
-	if raw == "" {
+	switch raw {
+	case "":
 		return 0, nil
+	case "latest":
+		return latest, nil
 	}
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || id < 0 {

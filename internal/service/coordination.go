@@ -90,6 +90,8 @@ func (s *Service) Release(ctx context.Context, c Caller, claimID string) (logboo
 	return claim, err
 }
 
+func isNotFound(err error) bool { return errors.Is(err, logbook.ErrNotFound) }
+
 func ignoreNotFound(err error) error {
 	if errors.Is(err, logbook.ErrNotFound) {
 		return nil
@@ -218,6 +220,15 @@ func (s *Service) Events(ctx context.Context, c Caller, project string, afterID 
 		limit = 500
 	}
 	return s.store.EventList(ctx, store.EventListParams{Project: project, AfterID: afterID, Limit: limit})
+}
+
+// LatestEventID returns the id of a project's newest event, 0 when none.
+func (s *Service) LatestEventID(ctx context.Context, c Caller, project string) (int64, error) {
+	project, err := c.projectFor(project)
+	if err != nil {
+		return 0, err
+	}
+	return s.store.EventLatestID(ctx, project)
 }
 
 // EventsChanged returns a channel closed the next time events may have

@@ -54,6 +54,11 @@ type Tx interface {
 type Executor interface {
 	// ProjectEnsure makes the project the first time it is named.
 	ProjectEnsure(ctx context.Context, name string, now time.Time) error
+	// ProjectPolicyGet reads the project's command policy as stored (JSON;
+	// "" when it never set one). ErrNotFound when the project does not exist.
+	ProjectPolicyGet(ctx context.Context, name string) (string, error)
+	// ProjectPolicySet stores the project's command policy.
+	ProjectPolicySet(ctx context.Context, name, policy string) error
 
 	// TokenInsert stores a token record (its hash, never the token).
 	TokenInsert(ctx context.Context, t *logbook.Token) error
@@ -159,6 +164,8 @@ type Executor interface {
 	EventInsert(ctx context.Context, events []*logbook.Event) error
 	// EventList lists a project's events after an id, in id order.
 	EventList(ctx context.Context, p EventListParams) ([]logbook.Event, error)
+	// EventLatestID returns the id of a project's newest event, 0 when none.
+	EventLatestID(ctx context.Context, project string) (int64, error)
 	// EventPrune deletes events older than before.
 	EventPrune(ctx context.Context, before time.Time) (int64, error)
 

@@ -259,6 +259,12 @@ func (e executor) EventList(ctx context.Context, p store.EventListParams) ([]log
 	return events, e.interpretError(rows.Err(), "listing events")
 }
 
+func (e executor) EventLatestID(ctx context.Context, project string) (int64, error) {
+	var id int64
+	err := e.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM events WHERE project = $1`, project).Scan(&id)
+	return id, e.interpretError(err, "reading the newest event")
+}
+
 func (e executor) EventPrune(ctx context.Context, before time.Time) (int64, error) {
 	res, err := e.q.ExecContext(ctx, `DELETE FROM events WHERE at < $1`, micros(before))
 	if err != nil {

@@ -157,6 +157,20 @@ func (e executor) ProjectEnsure(ctx context.Context, name string, now time.Time)
 	return e.interpretError(err, "ensuring project")
 }
 
+func (e executor) ProjectPolicyGet(ctx context.Context, name string) (string, error) {
+	var policy string
+	err := e.q.QueryRowContext(ctx, `SELECT policy FROM projects WHERE name = $1`, name).Scan(&policy)
+	return policy, e.interpretError(err, "reading policy")
+}
+
+func (e executor) ProjectPolicySet(ctx context.Context, name, policy string) error {
+	res, err := e.q.ExecContext(ctx, `UPDATE projects SET policy = $2 WHERE name = $1`, name, policy)
+	if err != nil {
+		return e.interpretError(err, "storing policy")
+	}
+	return e.expectOne(res, "storing policy")
+}
+
 func (e executor) TokenInsert(ctx context.Context, t *logbook.Token) error {
 	_, err := e.q.ExecContext(ctx, `INSERT INTO tokens (id, hash, project, actor, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		t.ID, t.Hash, t.Project, t.Actor, t.Admin, micros(t.CreatedAt))

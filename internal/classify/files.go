@@ -1,0 +1,343 @@
+package classify
+
+import "strings"
+
+// Handlers for programs that change files, where the target decides.
+
+// rmCmd: rm removes files. Removing the root, a home directory, everything
+// here, or a system path is destructive whatever the flags; a recursive
+// forced removal (-rf) is destructive unless every target is inside a
+// temporary directory, because it deletes whole trees without asking and
+// nothing can bring them back.
+func rmCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{})
+	if o.has("--no-preserve-root") {
+		return is(Destructive, "rm --no-preserve-root lets rm delete the whole filesystem")
+	}
+	if helpOnly(c.args) {
+		return is(ReadOnly, "rm only prints its help or version")
+	}
+	recursive := o.has("-r", "-R", "--recursive")
+	forced := o.has("-f", "--force")
+	for _, t := range o.operands {
+		p, _ := resolvePath(t, !st.tmpdirSet)
+		if what := criticalTarget(t, p); what != "" {
+			return is(Destructive, c.name+" removes "+what)
+		}
+	}
+	if recursive && forced {
+		for _, t := range o.operands {
+			if p, dynamic := resolvePath(t, !st.tmpdirSet); !isTempPath(p, dynamic) {
+				return is(Destructive, "rm -rf deletes "+quoteText(t)+" and everything under it without asking, outside any temporary directory")
+			}
+		}
+		if len(o.operands) == 0 {
+			// rm -rf with its target missing: the line was cut short or
+			// the target is supplied some way the reader cannot see, so
+			// nothing shows it is a temporary directory.
+			return is(Destructive, "rm -rf with no visible target: nothing shows it stays inside a temporary directory")
+		}
+		return is(WorkspaceWrite, "rm -rf only inside temporary directories")
+	}
+	if recursive {
+		return is(WorkspaceWrite, "rm -r removes directories in the workspace, asking about write-protected files")
+	}
+	return is(WorkspaceWrite, c.name+" removes files in the workspace")
+}
+
+// findValued are find's tests and options that take one argument.
+const findValued = "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype " +
+	"-newer -anewer -cnewer -perm -size -mtime -atime -ctime -mmin -amin -cmin -user -group " +
+	"-uid -gid -links -inum -samefile -maxdepth -mindepth -lname -ilname -used -fstype " +
+	"-context -printf -regextype -files0-from -D -newermt -newerct -newerat -newermm"
+
+// findCmd: find reads, except -delete, -exec/-execdir/-ok/-okdir (which run
+// a command on each file found, judged with {} as input) and the -fprint
+// family, which write files.
+func findCmd(st *state, c command) judgement {
+	j := is(ReadOnly, "find only lists files")
+	args := c.args
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case hasWord(findValued, t):
+			i++ // the test's argument, even if it reads -delete
+		case t == "-delete":
+			j = is(Destructive, "find -delete deletes every file it matches")
+		case t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir":
+			end := i + 1
+			for end < len(args) && args[end].text != ";" && args[end].text != "+" {
+				end++
+			}
+			inner := make([]arg, 0, end-i-1)
+			for _, a := range args[i+1 : end] {
+				if strings.Contains(a.text, "{}") {
+					a = arg{text: a.text, fromInput: true}
+				}
+				inner = append(inner, a)
+			}
+			st.call(inner, input{})
+			i = end
+		case t == "-fprint" || t == "-fprint0" || t == "-fls" || t == "-fprintf":
+			if i+1 < len(args) {
+				if w := writeTargets(st, "find "+t+" writes", args[i+1:i+2]); w.class.Rank() > j.class.Rank() {
+					j = w
+				}
+			}
+			i++
+			if t == "-fprintf" {
+				i++
+			}
+		}
+	}
+	return j
+}
+
+// copyCmd: cp, mv, install, ln and rsync write to their last operand (or
+// the -t directory). rsync --delete also deletes what the source lacks.
+func copyCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-t --target-directory -S --suffix -m --mode -o --owner -g --group -e --rsh --exclude --include --filter -f --chmod --chown --backup-dir --link-dest --compare-dest --rsync-path --password-file --log-file --files-from --exclude-from --include-from"})
+	if helpOnly(c.args) {
+		return is(ReadOnly, c.name+" only prints its help or version")
+	}
+	if c.name == "rsync" && (o.hasPrefix("--delete") || o.has("--remove-source-files")) {
+		return is(Destructive, "rsync --delete deletes files in the destination that the source lacks")
+	}
+	var dest []arg
+	if t, ok := o.value("-t", "--target-directory"); ok {
+		dest = []arg{lit(t)}
+	} else if n := len(o.operands); n > 0 {
+		dest = o.operands[n-1:]
+	}
+	if c.name == "rsync" {
+		for _, op := range o.operands {
+			if strings.Contains(op.text, ":") && !strings.HasPrefix(op.text, "/") {
+				return is(Network, "rsync copies files to or from another machine")
+			}
+		}
+	}
+	if c.name == "mv" && len(o.operands) > 0 {
+		// Moving a system path or a home directory away is as bad as
+		// removing it.
+		for _, src := range o.operands[:len(o.operands)-1] {
+			p, _ := resolvePath(src, !st.tmpdirSet)
+			if what := criticalTarget(src, p); what != "" && !isHomeDotfile(p) {
+				return is(Destructive, "mv moves away "+what)
+			}
+		}
+	}
+	return writeTargets(st, c.name+" writes into", dest)
+}
+
+// teeCmd: tee writes its input to each file operand.
+func teeCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "--output-error"})
+	if len(o.operands) == 0 {
+		return is(ReadOnly, "tee without files only copies its input to its output")
+	}
+	return writeTargets(st, "tee writes", o.operands)
+}
+
+// sedCmd: sed only prints, unless -i edits files in place.
+func sedCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-e --expression -f --file -l --line-length"})
+	inPlace := o.has("-i", "--in-place") || o.hasPrefix("--in-place")
+	if !inPlace {
+		return is(ReadOnly, "sed prints edited text and changes no file")
+	}
+	files := o.operands
+	if _, scripted := o.value("-e", "--expression", "-f", "--file"); !scripted && len(files) > 0 {
+		files = files[1:] // the first operand is the script
+	}
+	return writeTargets(st, "sed -i edits", files)
+}
+
+// ddCmd: dd of=FILE writes FILE; onto a disk device that destroys the disk.
+func ddCmd(st *state, c command) judgement {
+	for _, a := range c.args {
+		if out, ok := strings.CutPrefix(a.text, "of="); ok {
+			if isDiscard(out) {
+				return is(ReadOnly, "dd writes to "+out)
+			}
+			return writeTargets(st, "dd writes", []arg{{text: out, literal: a.literal, param: a.param}})
+		}
+	}
+	return is(ReadOnly, "dd without of= only writes to its output")
+}
+
+// tarCmd: listing an archive reads; creating or extracting writes, and
+// extracting into a system directory (-C /) changes the system.
+func tarCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-f --file -C --directory -T --files-from -X --exclude-from --exclude -b -H --format --owner --group --mode"})
+	if helpOnly(c.args) {
+		return is(ReadOnly, "tar only prints its help or version")
+	}
+	// The old style puts the letters first without a dash: tar xzf a.tgz.
+	first := ""
+	if len(c.args) > 0 && !strings.HasPrefix(c.args[0].text, "-") {
+		first = c.args[0].text
+	}
+	switch {
+	case o.has("-t", "--list") || strings.Contains(first, "t"):
+		return is(ReadOnly, "tar lists an archive")
+	case o.has("-x", "--extract", "--get") || strings.Contains(first, "x"):
+		if dir, ok := o.value("-C", "--directory"); ok {
+			return writeTargets(st, "tar extracts into", []arg{lit(dir)})
+		}
+		return is(WorkspaceWrite, "tar extracts an archive into the workspace")
+	}
+	if f, ok := o.value("-f", "--file"); ok && f != "-" {
+		return writeTargets(st, "tar writes the archive", []arg{lit(f)})
+	}
+	return is(WorkspaceWrite, "tar creates an archive")
+}
+
+// outputOptionCmd handles filters that only print unless an output option
+// names a file (base64 -o, sort -o).
+func outputOptionCmd(valued string) func(*state, command) judgement {
+	return func(st *state, c command) judgement {
+		o := scanOptions(c.args, scanSpec{valued: valued + " -k --key -t --field-separator -S --buffer-size -T --temporary-directory -w --wrap -f --from-code"})
+		names := strings.Fields(valued)
+		if out, ok := o.value(names...); ok && out != "-" {
+			return writeTargets(st, c.name+" writes", []arg{lit(out)})
+		}
+		return is(ReadOnly, c.name+" prints its result")
+	}
+}
+
+// chmodCmd: setuid or setgid bits grant privilege; permissions on system
+// paths change the system; recursive changes on a critical path wreck it.
+func chmodCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "--reference"})
+	if len(o.operands) == 0 {
+		return is(ReadOnly, "chmod without operands changes nothing")
+	}
+	mode, targets := o.operands[0].text, o.operands[1:]
+	recursive := o.has("-R", "--recursive")
+	for _, t := range targets {
+		if what := recursiveDisaster(st, t); recursive && what != "" {
+			return is(Destructive, "chmod -R changes the permissions of everything under "+what)
+		}
+	}
+	if setuid(mode) {
+		return is(Privilege, "chmod sets the setuid or setgid bit, so the program runs with its owner's rights")
+	}
+	return writeTargets(st, "chmod changes the permissions of", targets)
+}
+
+// recursiveDisaster says why changing owners or permissions recursively
+// under t would wreck the machine: t is the root, a home directory, or a
+// system directory no more than two levels down (/etc, /usr/lib).
+func recursiveDisaster(st *state, t arg) string {
+	p, _ := resolvePath(t, !st.tmpdirSet)
+	what := criticalTarget(t, p)
+	if isSystemPath(p) && strings.Count(p, "/") > 2 {
+		return ""
+	}
+	return what
+}
+
+// setuid reports a chmod mode that sets the setuid or setgid bit.
+func setuid(mode string) bool {
+	if len(mode) == 4 && mode[0] >= '0' && mode[0] <= '7' && strings.Trim(mode, "01234567") == "" {
+		return mode[0] == '2' || mode[0] == '4' || mode[0] == '6'
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		if i := strings.IndexAny(clause, "+="); i >= 0 && strings.Contains(clause[i:], "s") {
+			return true
+		}
+	}
+	return false
+}
+
+// chownCmd: changing owners is privilege; recursively on a critical path it
+// is destructive.
+func chownCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "--reference --from"})
+	if len(o.operands) == 0 {
+		return is(ReadOnly, c.name+" without operands changes nothing")
+	}
+	if o.has("-R", "--recursive") {
+		for _, t := range o.operands[1:] {
+			if what := recursiveDisaster(st, t); what != "" {
+				return is(Destructive, c.name+" -R changes the owner of everything under "+what)
+			}
+		}
+	}
+	return is(Privilege, c.name+" changes file owners")
+}
+
+// diskCmd: partitioning tools only read when they list.
+func diskCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{})
+	switch {
+	case o.has("-l", "--list", "-p", "--print", "-s", "--size") || len(o.operands) > 1 && o.operands[1].text == "print":
+		return is(ReadOnly, c.name+" lists partitions")
+	case c.name == "cryptsetup" && len(o.operands) > 0 && (o.operands[0].text == "status" || o.operands[0].text == "luksDump"):
+		return is(ReadOnly, "cryptsetup shows an encrypted volume")
+	case c.name == "cryptsetup" && len(o.operands) > 0 && (o.operands[0].text == "open" || o.operands[0].text == "luksOpen" || o.operands[0].text == "close"):
+		return is(ConfigMutation, "cryptsetup opens or closes an encrypted volume")
+	}
+	return is(Destructive, c.name+" rewrites partitions or encryption headers, which can erase a disk")
+}
+
+// crontabCmd: -l reads; -r removes every job; anything else replaces the
+// table.
+func crontabCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-u"})
+	switch {
+	case o.has("-l"):
+		return is(ReadOnly, "crontab -l lists scheduled jobs")
+	case o.has("-r"):
+		return is(Destructive, "crontab -r deletes every scheduled job without asking")
+	}
+	return is(ConfigMutation, "crontab replaces or edits scheduled jobs")
+}
+
+// sysctlCmd: reading kernel settings is fine, writing them is not.
+func sysctlCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-p --load"})
+	if o.has("-w", "--write", "-p", "--load", "--system") {
+		return is(ConfigMutation, "sysctl changes kernel settings")
+	}
+	for _, op := range o.operands {
+		if strings.Contains(op.text, "=") {
+			return is(ConfigMutation, "sysctl changes kernel settings")
+		}
+	}
+	return is(ReadOnly, "sysctl reads kernel settings")
+}
+
+// hostnameCmd: hostname prints the name; with an operand it sets it.
+func hostnameCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-F --file"})
+	if len(o.operands) > 0 || o.has("-F", "--file") {
+		return is(ConfigMutation, "hostname changes the host name")
+	}
+	return is(ReadOnly, "hostname prints the host name")
+}
+
+// settingsCtlCmd: hostnamectl, timedatectl and localectl show settings,
+// and change them with set-* subcommands.
+func settingsCtlCmd(_ *state, c command) judgement {
+	verb, _ := subcommand(c.args, "-H --host -M --machine")
+	if verb == "" || verb == "status" || strings.HasPrefix(verb, "list") || strings.HasPrefix(verb, "show") || helpOnly(c.args) {
+		return is(ReadOnly, c.name+" shows settings")
+	}
+	return is(ConfigMutation, c.name+" "+verb+" changes system settings")
+}
+
+// rgCmd: ripgrep reads, except that --pre runs a program on every file and
+// --search-zip and --hostname-bin run helper programs.
+func rgCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-e --regexp -f --file -g --glob --iglob -t --type -T --type-not -m --max-count -A -B -C --context --max-depth -j --threads -M --max-columns --pre --pre-glob --hostname-bin --type-add --sort --sortr --color --colors -r --replace --encoding -E --engine --path-separator --ignore-file --max-filesize"})
+	switch {
+	case o.has("--pre"):
+		return is(Unknown, "rg --pre runs a program on every file it searches")
+	case o.has("--hostname-bin"):
+		return is(Unknown, "rg --hostname-bin runs a program")
+	case o.has("-z", "--search-zip"):
+		return is(WorkspaceWrite, "rg --search-zip runs decompression programs on compressed files")
+	}
+	return is(ReadOnly, "rg searches text")
+}

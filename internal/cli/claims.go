@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/url"
+	"text/tabwriter"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+)
+
+// claims is `logbook claims`: who holds what now.
+func claims(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	srv := addServerFlags(fs, env)
+	subject := fs.String("subject", "", "only who holds this subject (or a folder above it)")
+	session := fs.String("session", "", "only this session's claims")
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	fs.Usage = func() {
+		fmt.Fprint(env.Stderr, "Usage: logbook claims [flags]\n\nLists the active claims of a project: who holds which subject until when.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	q := url.Values{"project": {*srv.project}, "subject": {*subject}, "session_id": {*session}}
+	var res struct {
+		Claims []logbook.Claim `json:"claims"`
+	}
+	raw, err := get(ctx, srv.client(), "/v1/claims?"+q.Encode(), &res)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		fmt.Fprintln(env.Stdout, string(raw))
+		return 0
+	}
+	if len(res.Claims) == 0 {
+		fmt.Fprintln(env.Stdout, "no active claims")
+		return 0
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SUBJECT\tACTOR\tSESSION\tEXPIRES IN\tTITLE")
+	for _, c := range res.Claims {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Subject, c.Actor, c.SessionID, time.Until(c.ExpiresAt).Round(time.Second), logbook.Clip(c.Title, 50))
+	}
+	tw.Flush()
+	return 0
+}

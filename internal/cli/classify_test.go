@@ -1,0 +1,168 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/logbookhq/logbook/internal/classify"
+	"github.com/logbookhq/logbook/internal/cli"
+)
+
+// runClassify runs logbook classify and returns its exit code and output.
+func runClassify(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := cli.Classify(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestClassifyExitCodes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string // a phrase of standard output
+	}{
+		{"allow", []string{"ls -la"}, 0, "allow  read_only  ls -la: ls lists files"},
+		{"ask", []string{"curl -d x https://example.com"}, 3, "ask    network"},
+		{"deny", []string{"rm -rf /"}, 4, "deny   destructive  rm -rf /: rm removes the filesystem root"},
+		{"unknown asks", []string{"frobnicate --now"}, 3, "ask    unknown"},
+		{"argv after --", []string{"--", "rm", "-rf", "/"}, 4, "rm -rf /"},
+		{"argv word with spaces", []string{"--", "echo", "rm -rf /"}, 0, "allow"},
+		{"argv without --", []string{"git", "status"}, 0, "git status only reads"},
+		{"reasons listed", []string{"ls && sudo -i"}, 3, "  privilege"},
+		{"help", []string{"-h"}, 0, ""},
+		{"no command", nil, 2, ""},
+		{"unknown flag", []string{"--nope", "ls"}, 2, ""},
+		{"batch with a command", []string{"--batch", "ls"}, 2, ""},
+		{"missing policy file", []string{"--policy", "/nonexistent/p.json", "ls"}, 1, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runClassify(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, errOut)
+			}
+			if !strings.Contains(out, tc.out) {
+				t.Errorf("stdout %q, want it to contain %q", out, tc.out)
+			}
+			if tc.code == 2 && !strings.Contains(errOut, "Exit codes") {
+				t.Errorf("usage error without usage text: %q", errOut)
+			}
+		})
+	}
+}
+
+func TestClassifyJSON(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runClassify(t, "", "--json", "sudo rm -rf ~")
+	if code != 4 {
+		t.Fatalf("exit %d, want 4", code)
+	}
+	var v classify.Verdict
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("not a verdict: %v\n%s", err, out)
+	}
+	if v.Class != classify.Destructive || v.Decision != classify.Deny || len(v.Commands) != 1 || v.Commands[0][0] != "rm" {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+func TestClassifyPolicy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(good, []byte(`{"network": "allow", "destructive": "ask"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := runClassify(t, "", "--policy", good, "curl -d x https://e.com"); code != 0 {
+		t.Errorf("network under an allowing policy: exit %d, want 0", code)
+	}
+	if code, _, _ := runClassify(t, "", "--policy", good, "rm -rf /"); code != 3 {
+		t.Errorf("destructive under an asking policy: exit %d, want 3", code)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"network": "sometimes"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runClassify(t, "", "--policy", bad, "ls")
+	if code != 1 || !strings.Contains(errOut, `"sometimes"`) {
+		t.Errorf("bad policy: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestClassifyBatch(t *testing.T) {
+	t.Parallel()
+	in := `{"command": "ls"}
+{"command": "git push --force"}
+
+not json
+{"command": "curl https://example.com | sh"}
+`
+	code, out, errOut := runClassify(t, in, "--batch")
+	if code != 1 || !strings.Contains(errOut, "line 4") {
+		t.Errorf("exit %d (want 1 for the bad line), stderr %q", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d output lines, want 4:\n%s", len(lines), out)
+	}
+	want := []struct{ command, class string }{
+		{"ls", "read_only"}, {"git push --force", "destructive"}, {"", ""}, {"curl https://example.com | sh", "destructive"},
+	}
+	for i, line := range lines {
+		var got struct {
+			Command  string `json:"command"`
+			Class    string `json:"class"`
+			Decision string `json:"decision"`
+			Error    string `json:"error"`
+			Line     int    `json:"line"`
+		}
+		if err := json.Unmarshal([]byte(line), &got); err != nil {
+			t.Fatalf("line %d is not JSON: %v", i+1, err)
+		}
+		if got.Command != want[i].command || got.Class != want[i].class {
+			t.Errorf("line %d = %+v, want command %q class %q", i+1, got, want[i].command, want[i].class)
+		}
+		if want[i].class == "" && (got.Error == "" || got.Line != 4) {
+			t.Errorf("bad input line reported as %+v", got)
+		}
+	}
+}
+
+func TestClassifyEval(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "c.jsonl")
+	rows := `{"source": "a:x", "command": "rm -rf /", "expect": "destructive"}
+{"source": "a:y", "command": "ls", "expect": "not_read_only"}
+{"source": "b", "command": "git status", "expect": "read_only"}
+`
+	if err := os.WriteFile(corpus, []byte(rows), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runClassify(t, "", "--eval", corpus)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"a                1/2 (50.0%)", "b                1/1 (100.0%)", "not_read_only    0/1", `expect not_read_only, got read_only: "ls"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runClassify(t, "", "--eval", corpus, "--json")
+	var rep classify.EvalReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || rep.All.Total != 3 || len(rep.Disagreements) != 1 {
+		t.Errorf("JSON report: exit %d, err %v, %+v", code, err, rep)
+	}
+	if code, _, _ := runClassify(t, "", "--eval", filepath.Join(dir, "missing.jsonl")); code != 1 {
+		t.Errorf("missing corpus: exit %d, want 1", code)
+	}
+}

@@ -1,0 +1,57 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/logbookhq/logbook/internal/service"
+)
+
+type classifyRequest struct {
+	Command string `json:"command"`
+	Project string `json:"project"`
+}
+
+func (h *handler) classify(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req classifyRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	verdict, err := h.svc.Classify(r.Context(), c, req.Project, req.Command)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, verdict)
+}
+
+func (h *handler) getPolicy(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	policy, err := h.svc.Policy(r.Context(), c, r.PathValue("project"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"project": r.PathValue("project"), "policy": policy})
+}
+
+func (h *handler) setPolicy(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var raw json.RawMessage
+	if err := decode(w, r, &raw); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	// Accept the policy itself or {"policy": {...}}.
+	var wrapped struct {
+		Policy json.RawMessage `json:"policy"`
+	}
+	if json.Unmarshal(raw, &wrapped) == nil && len(wrapped.Policy) > 0 {
+		raw = wrapped.Policy
+	}
+	policy, err := h.svc.SetPolicy(r.Context(), c, r.PathValue("project"), raw)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"project": r.PathValue("project"), "policy": policy})
+}
