@@ -149,7 +149,10 @@ func sessionsShow(ctx context.Context, env Env, args []string) int {
 	srv := addServerFlags(fs, env)
 	asJSON := fs.Bool("json", false, "print the API's JSON")
 	all := fs.Bool("all", false, "include entries superseded by a compaction")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, "Usage: logbook sessions show [flags] ID\n\nPrints a session's transcript readably.\n\nFlags:\n"); fs.PrintDefaults() }
+	fs.Usage = func() {
+		fmt.Fprint(env.Stderr, "Usage: logbook sessions show [flags] ID\n\nPrints a session's transcript readably.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
