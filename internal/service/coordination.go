@@ -130,6 +130,22 @@ func releaseClaims(ctx context.Context, tx *work, sess *logbook.Session, now tim
 	return err
 }
 
+// BusiestFiles lists the project's most touched files since a time (default
+// 7 days), most touched first, at most limit (default 10, at most 100).
+func (s *Service) BusiestFiles(ctx context.Context, c Caller, project string, since time.Time, limit int) ([]logbook.Touch, error) {
+	project, err := c.projectFor(project)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > 100 {
+		limit = 10
+	}
+	if since.IsZero() {
+		since = s.now().Add(-7 * 24 * time.Hour)
+	}
+	return s.store.TouchTop(ctx, project, since, limit)
+}
+
 // syncLinks stores the session's links: attached from its issue and pull
 // fields, named from "#N" in its title, goal, task, prompt and result, and
 // the extra named links found in its prompt entries.

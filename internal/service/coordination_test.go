@@ -191,6 +191,14 @@ func testTouchesAndLinks(t *testing.T, b *bundle) {
 			t.Errorf("links %v lack %s", v.Links, want)
 		}
 	}
+	other := b.start(t, b.alice, service.StartParams{})
+	_, err = b.svc.AppendEntries(b.ctx, b.alice, other.ID, service.Batch{Touched: []logbook.Touch{{Value: "src/api/x.go"}, {Value: "README.md"}}})
+	must(t, err)
+	top, err := b.svc.BusiestFiles(b.ctx, b.alice, "", time.Time{}, 5)
+	must(t, err)
+	if len(top) != 2 || top[0].Value != "src/api/x.go" || top[0].Count != 3 || top[1].Value != "README.md" {
+		t.Errorf("busiest files: %+v", top)
+	}
 	if _, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Touched: []logbook.Touch{{Kind: "socket", Value: "x"}}}); !errors.Is(err, logbook.ErrInvalid) {
 		t.Errorf("an unknown touch kind: %v", err)
 	}
