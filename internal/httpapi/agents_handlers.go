@@ -2,6 +2,10 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
 
 	"github.com/logbookhq/logbook/internal/service"
 )
@@ -41,4 +45,106 @@ func (h *handler) rotateAgent(w http.ResponseWriter, r *http.Request, c service.
 		return
 	}
 	writeJSON(w, http.StatusCreated, rot)
+}
+
+func (h *handler) addTask(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req service.TaskInput
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.AddTask(r.Context(), c, r.URL.Query().Get("project"), r.PathValue("agent"), req)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	status := http.StatusOK
+	if res.Added {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, res)
+}
+
+func (h *handler) listTasks(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	tasks, err := h.svc.Tasks(r.Context(), c, r.URL.Query().Get("project"), r.PathValue("agent"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tasks": tasks})
+}
+
+func (h *handler) getTask(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	task, err := h.svc.Task(r.Context(), c, r.URL.Query().Get("project"), r.PathValue("task_id"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, task)
+}
+
+func (h *handler) getAgent(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	view, err := h.svc.Agent(r.Context(), c, r.URL.Query().Get("project"), r.PathValue("agent"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
+}
+
+type rotationPolicyRequest struct {
+	MaxAge         string `json:"max_age"` // a duration: 24h, 90m, 7d
+	MaxInputTokens int64  `json:"max_input_tokens"`
+}
+
+func (h *handler) setRotationPolicy(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req rotationPolicyRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	var age time.Duration
+	if req.MaxAge != "" {
+		var ok bool
+		if age, ok = parseDuration(req.MaxAge); !ok {
+			h.writeError(w, r, logbook.Invalid("max_age", "%q is not a duration; write it like 24h or 7d", req.MaxAge))
+			return
+		}
+	}
+	a, err := h.svc.SetRotationPolicy(r.Context(), c, r.URL.Query().Get("project"), r.PathValue("agent"), age, req.MaxInputTokens)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+type noteRequest struct {
+	Project string      `json:"project"`
+	Issue   *flexString `json:"issue"`
+	Pull    *flexString `json:"pull"`
+	Subject string      `json:"subject"`
+	Text    string      `json:"text"`
+	Key     string      `json:"key"`
+}
+
+func (h *handler) addNote(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req noteRequest
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	p := service.NoteParams{Project: req.Project, Subject: req.Subject, Text: req.Text, Key: req.Key}
+	if req.Issue != nil {
+		p.Issue = strings.TrimPrefix(string(*req.Issue), "#")
+	}
+	if req.Pull != nil {
+		p.Pull = strings.TrimPrefix(string(*req.Pull), "#")
+	}
+	res, err := h.svc.AddNote(r.Context(), c, p)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
 }

@@ -41,6 +41,7 @@ func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Option
 	v1("GET /v1/sessions", h.listSessions)
 	v1("GET /v1/sessions/{id}", h.getSession)
 	v1("PATCH /v1/sessions/{id}", h.updateSession)
+	v1("DELETE /v1/sessions/{id}", h.deleteSession)
 	v1("POST /v1/sessions/{id}/entries", h.appendEntries)
 	v1("POST /v1/sessions/{id}/end", h.endSession)
 	v1("POST /v1/sessions/{id}/compact", h.compactSession)
@@ -63,6 +64,12 @@ func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Option
 
 	v1("POST /v1/agents/{agent}/session", h.ensureAgentSession)
 	v1("POST /v1/agents/{agent}/rotate", h.rotateAgent)
+	v1("GET /v1/agents/{agent}", h.getAgent)
+	v1("PUT /v1/agents/{agent}/rotation_policy", h.setRotationPolicy)
+	v1("POST /v1/agents/{agent}/tasks", h.addTask)
+	v1("GET /v1/agents/{agent}/tasks", h.listTasks)
+	v1("GET /v1/tasks/{task_id}", h.getTask)
+	v1("POST /v1/notes", h.addNote)
 
 	// Anything else under /v1 is a problem document, not the mux's plain text.
 	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {

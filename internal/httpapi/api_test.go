@@ -282,6 +282,44 @@ func TestAPI(t *testing.T) {
 			c.do("GET", "/v1/projects/demo/policy", stranger, nil).problem(t, 403, "")
 		})
 
+		t.Run("TasksNotesDelete", func(t *testing.T) {
+			r := c.do("POST", "/v1/agents/eng/tasks?project=demo", alice, map[string]string{"task_id": "T-1", "title": "Fix #3", "text": "Fix issue 3"}).expect(t, 201)
+			sessionID := r.body["session"].(map[string]any)["id"].(string)
+			c.do("POST", "/v1/agents/eng/tasks?project=demo", alice, map[string]string{"task_id": "T-1", "title": "Fix #3", "text": "Fix issue 3"}).expect(t, 200)
+			c.do("PUT", "/v1/agents/eng/rotation_policy?project=demo", alice, map[string]any{"max_age": "7d", "max_input_tokens": 100000}).expect(t, 200)
+			c.do("PUT", "/v1/agents/eng/rotation_policy?project=demo", alice, map[string]any{"max_age": "soon"}).problem(t, 400, "max_age")
+			c.do("POST", "/v1/agents/eng/rotate?project=demo", alice, map[string]string{"reason": "test"}).expect(t, 201)
+			task := c.do("GET", "/v1/tasks/T-1?project=demo", alice, nil).expect(t, 200)
+			if len(task.body["sessions"].([]any)) != 2 {
+				t.Errorf("task after a rotation: %s", task.raw)
+			}
+			agent := c.do("GET", "/v1/agents/eng?project=demo", alice, nil).expect(t, 200)
+			if len(agent.body["rotations"].([]any)) != 1 {
+				t.Errorf("agent: %s", agent.raw)
+			}
+			tasks := c.do("GET", "/v1/agents/eng/tasks?project=demo", alice, nil).expect(t, 200)
+			if len(tasks.body["tasks"].([]any)) != 1 {
+				t.Errorf("tasks: %s", tasks.raw)
+			}
+			c.do("GET", "/v1/tasks/none?project=demo", alice, nil).problem(t, 404, "")
+
+			live := c.do("POST", "/v1/sessions", alice, map[string]any{"project": "demo", "issue": 44}).expect(t, 201)
+			n := c.do("POST", "/v1/notes", bob, map[string]any{"project": "demo", "issue": "#44", "text": "CI is red", "key": "n1"}).expect(t, 200)
+			if n.body["told"] != float64(1) {
+				t.Errorf("note: %s", n.raw)
+			}
+			c.do("POST", "/v1/notes", bob, map[string]any{"project": "demo", "text": "?"}).problem(t, 400, "issue")
+
+			liveID := live.body["id"].(string)
+			c.do("DELETE", "/v1/sessions/"+liveID, bob, nil).problem(t, 403, "")
+			d := c.do("DELETE", "/v1/sessions/"+liveID, alice, nil).expect(t, 200)
+			if d.body["deleted"].(map[string]any)["sessions"] != float64(1) {
+				t.Errorf("delete: %s", d.raw)
+			}
+			c.do("GET", "/v1/sessions/"+liveID, alice, nil).problem(t, 404, "")
+			c.do("DELETE", "/v1/sessions/"+sessionID, adminToken, nil).expect(t, 200)
+		})
+
 		t.Run("List", func(t *testing.T) {
 			r := c.do("GET", "/v1/sessions?project=demo&limit=1", alice, nil).expect(t, 200)
 			if len(r.body["sessions"].([]any)) != 1 || r.body["next_cursor"] == nil {

@@ -257,3 +257,17 @@ func (h *handler) toolCalls(w http.ResponseWriter, r *http.Request, c service.Ca
 	}
 	writeJSON(w, http.StatusOK, page)
 }
+
+func (h *handler) deleteSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	force, err := queryBool(r, "force")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := h.svc.DeleteSession(r.Context(), c, r.PathValue("id"), force)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}

@@ -47,11 +47,12 @@ func ClosingStatus(outcome Outcome) StepStatus {
 // Agent is a named long-lived agent in a project. Its current session is
 // the one ensure returns; a rotation replaces it.
 type Agent struct {
-	Project          string    `json:"project"`
-	Name             string    `json:"name"`
-	CurrentSessionID string    `json:"current_session_id"`
-	Generation       int64     `json:"generation"`
-	CreatedAt        time.Time `json:"created_at"`
+	Project          string         `json:"project"`
+	Name             string         `json:"name"`
+	CurrentSessionID string         `json:"current_session_id"`
+	Generation       int64          `json:"generation"`
+	CreatedAt        time.Time      `json:"created_at"`
+	Policy           RotationPolicy `json:"rotation_policy"`
 }
 
 // Token is a bearer token's stored record. The token itself is never
@@ -64,4 +65,47 @@ type Token struct {
 	Admin     bool       `json:"admin"`
 	CreatedAt time.Time  `json:"created_at"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+}
+
+// RotationPolicy makes an agent rotate by itself: when its current session
+// is older than MaxAge or has used more than MaxInputTokens. Zero turns a
+// limit off.
+type RotationPolicy struct {
+	MaxAgeSeconds  int64 `json:"max_age_seconds"`
+	MaxInputTokens int64 `json:"max_input_tokens"`
+}
+
+// Due says why the session should rotate under the policy at now ("age"
+// or "tokens"), or "".
+func (p RotationPolicy) Due(s *Session, now time.Time) string {
+	switch {
+	case p.MaxAgeSeconds > 0 && now.Sub(s.StartedAt) >= time.Duration(p.MaxAgeSeconds)*time.Second:
+		return "age"
+	case p.MaxInputTokens > 0 && s.InputTokens > p.MaxInputTokens:
+		return "tokens"
+	}
+	return ""
+}
+
+// Rotation records one rotation of an agent.
+type Rotation struct {
+	At            time.Time `json:"at"`
+	Reason        string    `json:"reason"`
+	FromSessionID string    `json:"from_session_id"`
+	ToSessionID   string    `json:"to_session_id"`
+}
+
+// Task is a piece of work an agent owns; it enters the agent's ongoing
+// session as a user turn and follows the agent across rotations.
+type Task struct {
+	Project         string    `json:"project"`
+	ID              string    `json:"task_id"`
+	Agent           string    `json:"agent"`
+	Title           string    `json:"title"`
+	Text            string    `json:"text"`
+	ActiveSessionID string    `json:"active_session_id"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	// Sessions lists every session the task has lived in, oldest first.
+	Sessions []string `json:"sessions,omitempty"`
 }

@@ -34,6 +34,11 @@ func (s *Service) EnsureAgentSession(ctx context.Context, c Caller, project, age
 				return err
 			}
 			if err == nil && !current.EndedOnPurpose() {
+				if due := a.Policy.Due(&current, now); due != "" {
+					rot, err := s.rotateLocked(ctx, tx, c, &a, due, now)
+					sess, created = rot.Session, true
+					return err
+				}
 				reopen(&current) // a timed-out agent session is revived, not replaced
 				current.LastSeenAt = now
 				sess = current
@@ -42,6 +47,10 @@ func (s *Service) EnsureAgentSession(ctx context.Context, c Caller, project, age
 		}
 		sess, err = startAgentSession(ctx, tx, c, &a, now)
 		created = true
+		if err != nil {
+			return err
+		}
+		_, err = tx.TaskMoveAgent(ctx, a.Project, a.Name, sess.ID, now)
 		return err
 	})
 	if err != nil {
@@ -70,25 +79,13 @@ func (s *Service) RotateAgent(ctx context.Context, c Caller, project, agent, rea
 		reason = "requested"
 	}
 	now := s.now()
-	rot := Rotation{Reason: reason}
+	var rot Rotation
 	err = s.inTx(ctx, func(tx *work) error {
 		a, err := lockAgent(ctx, tx, project, name, now)
 		if err != nil {
 			return err
 		}
-		if a.CurrentSessionID != "" {
-			old, err := s.loadForWrite(ctx, tx, c, a.CurrentSessionID)
-			if err != nil && !errors.Is(err, logbook.ErrNotFound) {
-				return err
-			}
-			if err == nil && !old.EndedOnPurpose() {
-				rot.PreviousSessionID = old.ID
-				if err := endLocked(ctx, tx, &old, logbook.EndReasonRotatedPfx+reason, now); err != nil {
-					return err
-				}
-			}
-		}
-		rot.Session, err = startAgentSession(ctx, tx, c, &a, now)
+		rot, err = s.rotateLocked(ctx, tx, c, &a, reason, now)
 		return err
 	})
 	if err != nil {
@@ -96,6 +93,34 @@ func (s *Service) RotateAgent(ctx context.Context, c Caller, project, agent, rea
 	}
 	rot.Session = s.withState(rot.Session, now)
 	return rot, nil
+}
+
+// rotateLocked ends the locked agent's current session with end_reason
+// "rotated: REASON", starts its next one, moves every task of the agent
+// onto it and records the rotation, all in the caller's transaction.
+func (s *Service) rotateLocked(ctx context.Context, tx *work, c Caller, a *logbook.Agent, reason string, now time.Time) (Rotation, error) {
+	rot := Rotation{Reason: reason}
+	if a.CurrentSessionID != "" {
+		old, err := s.loadForWrite(ctx, tx, c, a.CurrentSessionID)
+		if err != nil && !errors.Is(err, logbook.ErrNotFound) {
+			return rot, err
+		}
+		if err == nil && !old.EndedOnPurpose() {
+			rot.PreviousSessionID = old.ID
+			if err := endLocked(ctx, tx, &old, logbook.EndReasonRotatedPfx+reason, now); err != nil {
+				return rot, err
+			}
+		}
+	}
+	var err error
+	if rot.Session, err = startAgentSession(ctx, tx, c, a, now); err != nil {
+		return rot, err
+	}
+	if _, err := tx.TaskMoveAgent(ctx, a.Project, a.Name, rot.Session.ID, now); err != nil {
+		return rot, err
+	}
+	return rot, tx.AgentRotationInsert(ctx, a.Project, a.Name, logbook.Rotation{
+		At: now, Reason: reason, FromSessionID: rot.PreviousSessionID, ToSessionID: rot.Session.ID})
 }
 
 func agentName(c Caller, project, agent string) (string, string, error) {

@@ -23,6 +23,8 @@ type SessionView struct {
 	Links        []logbook.Link     `json:"links"`
 	Touched      []logbook.Touch    `json:"touched"`
 	Claims       []logbook.Claim    `json:"claims"`
+	// Skills lists the skills used anywhere in the session's tree.
+	Skills []string `json:"skills"`
 }
 
 // GetParams select the page of a session's transcript GetSession returns.
@@ -70,6 +72,9 @@ func (s *Service) GetSession(ctx context.Context, c Caller, id string, p GetPara
 		return SessionView{}, err
 	}
 	if view.Claims, err = s.store.ClaimList(ctx, store.ClaimListParams{Project: sess.Project, SessionID: id, Now: now}); err != nil {
+		return SessionView{}, err
+	}
+	if view.Skills, err = s.store.SkillList(ctx, sess.Root()); err != nil {
 		return SessionView{}, err
 	}
 	return view, nil

@@ -176,8 +176,35 @@ type Executor interface {
 	AgentEnsure(ctx context.Context, project, name string, now time.Time) error
 	// AgentGet reads an agent.
 	AgentGet(ctx context.Context, p AgentGetParams) (logbook.Agent, error)
-	// AgentUpdate writes an agent's current session and generation.
+	// AgentUpdate writes an agent's current session, generation and
+	// rotation policy.
 	AgentUpdate(ctx context.Context, a *logbook.Agent) error
+	// AgentRotationInsert records a rotation.
+	AgentRotationInsert(ctx context.Context, project, agent string, r logbook.Rotation) error
+	// AgentRotationList lists an agent's rotations, oldest first.
+	AgentRotationList(ctx context.Context, project, agent string) ([]logbook.Rotation, error)
+
+	// TaskGet reads a task with the sessions it has lived in.
+	TaskGet(ctx context.Context, project, taskID string) (logbook.Task, error)
+	// TaskUpsert stores a task (all its fields) and records its active
+	// session in its history.
+	TaskUpsert(ctx context.Context, t *logbook.Task) error
+	// TaskList lists an agent's tasks, oldest first.
+	TaskList(ctx context.Context, project, agent string) ([]logbook.Task, error)
+	// TaskMoveAgent points every task of an agent at a new active session
+	// and records it in their history; it returns how many moved.
+	TaskMoveAgent(ctx context.Context, project, agent, sessionID string, now time.Time) (int64, error)
+
+	// SessionListLinked lists the project's active sessions attached to or
+	// naming an issue or pull (kind "issue"/"pull", ref), or, with kind
+	// "subject", whose subject is ref.
+	SessionListLinked(ctx context.Context, project, kind, ref string) ([]logbook.Session, error)
+	// SkillList lists the skill names used anywhere in the tree rooted at rootID.
+	SkillList(ctx context.Context, rootID string) ([]string, error)
+	// SessionDeleteTree deletes a session, its subagents at any depth, and
+	// everything that belongs to them (entries, plans, claims, touches,
+	// links, events), and returns how many rows of each it deleted.
+	SessionDeleteTree(ctx context.Context, id string) (map[string]int64, error)
 }
 
 // SessionGetParams selects one session. ForUpdate locks its row until the

@@ -62,20 +62,23 @@ func (e executor) AgentEnsure(ctx context.Context, project, name string, now tim
 }
 
 func (e executor) AgentGet(ctx context.Context, p store.AgentGetParams) (logbook.Agent, error) {
-	query := `SELECT project, name, current_session_id, generation, created_at FROM agents WHERE project = $1 AND name = $2`
+	query := `SELECT project, name, current_session_id, generation, created_at, rotate_max_age_seconds, rotate_max_input_tokens
+		FROM agents WHERE project = $1 AND name = $2`
 	if p.ForUpdate {
 		query += e.d.ForUpdate
 	}
 	var a logbook.Agent
 	var created int64
-	err := e.q.QueryRowContext(ctx, query, p.Project, p.Name).Scan(&a.Project, &a.Name, &a.CurrentSessionID, &a.Generation, &created)
+	err := e.q.QueryRowContext(ctx, query, p.Project, p.Name).Scan(&a.Project, &a.Name, &a.CurrentSessionID, &a.Generation, &created,
+		&a.Policy.MaxAgeSeconds, &a.Policy.MaxInputTokens)
 	a.CreatedAt = fromMicros(created)
 	return a, e.interpretError(err, "reading agent")
 }
 
 func (e executor) AgentUpdate(ctx context.Context, a *logbook.Agent) error {
-	res, err := e.q.ExecContext(ctx, `UPDATE agents SET current_session_id = $3, generation = $4 WHERE project = $1 AND name = $2`,
-		a.Project, a.Name, a.CurrentSessionID, a.Generation)
+	res, err := e.q.ExecContext(ctx, `UPDATE agents SET current_session_id = $3, generation = $4,
+		rotate_max_age_seconds = $5, rotate_max_input_tokens = $6 WHERE project = $1 AND name = $2`,
+		a.Project, a.Name, a.CurrentSessionID, a.Generation, a.Policy.MaxAgeSeconds, a.Policy.MaxInputTokens)
 	if err != nil {
 		return e.interpretError(err, "updating agent")
 	}
