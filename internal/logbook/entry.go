@@ -69,8 +69,9 @@ type Entry struct {
 	Superseded bool            `json:"superseded,omitempty"`
 }
 
-// Normalize clips an entry's text fields to their limits and checks what
-// cannot be clipped: the kind, and the role of a message. field names the
+// Normalize clips an entry's text fields to their limits, redacts secrets
+// from its text and payload, and checks what cannot be clipped: the kind,
+// and the role of a message. field names the
 // entry in errors, e.g. "entries[3]".
 func (e *Entry) Normalize(field string) error {
 	if !e.Kind.Valid() {
@@ -85,7 +86,7 @@ func (e *Entry) Normalize(field string) error {
 	if e.Kind == KindMessage && e.Role == "" {
 		return Invalid(field+".role", "a message needs a role: user, assistant or system")
 	}
-	e.Text = Clip(e.Text, MaxEntryText)
+	e.Text = Text(e.Text, MaxEntryText)
 	if e.Kind == KindSkill {
 		e.Text = Clip(e.Text, MaxModel) // a skill entry holds the skill's name only
 	}
@@ -100,6 +101,7 @@ func (e *Entry) Normalize(field string) error {
 	if string(e.Payload) == "null" {
 		e.Payload = nil
 	}
+	e.Payload = Payload(e.Payload)
 	if e.Usage != nil && (e.Usage.InputTokens < 0 || e.Usage.OutputTokens < 0) {
 		return Invalid(field+".usage", "token counts cannot be negative")
 	}

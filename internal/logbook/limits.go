@@ -1,8 +1,11 @@
 package logbook
 
 import (
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/logbookhq/logbook/internal/redact"
 )
 
 // Limits on what a client sends. Text longer than its limit is trimmed and
@@ -26,6 +29,21 @@ const (
 
 // Ellipsis ends text that was clipped.
 const Ellipsis = "…"
+
+// Text cleans free text a client sends (titles, prompts, entry text,
+// results): secrets that look like API keys or tokens are redacted before
+// anything is stored, then it is clipped like Clip.
+func Text(s string, max int) string {
+	return Clip(redact.String(s), max)
+}
+
+// Payload redacts secrets inside a JSON payload, keeping it valid JSON.
+func Payload(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	return redact.JSON(raw)
+}
 
 // Clip trims surrounding white space from s and, when it is longer than max
 // characters (runes), cuts it to max characters ending in an ellipsis.

@@ -74,7 +74,7 @@ func (s *Service) RotateAgent(ctx context.Context, c Caller, project, agent, rea
 	if err != nil {
 		return Rotation{}, err
 	}
-	reason = logbook.Clip(reason, logbook.MaxID)
+	reason = logbook.Text(reason, logbook.MaxID)
 	if reason == "" {
 		reason = "requested"
 	}
