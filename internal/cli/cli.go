@@ -44,6 +44,13 @@ func commands() []command {
 		}},
 		{"sessions", "list, show, follow and count sessions on a server", sessions},
 		{"claims", "list who holds what on a server", claims},
+		{"hook", "Claude Code and Codex hooks: record sessions, answer PreToolUse, install them", Hook},
+		{"mcp", "serve the MCP tools on stdin/stdout, calling a logbook server", MCP},
+		{"import", "read Claude Code or Codex transcripts from disk into logbook", Import},
+		{"why", "show the recorded sessions behind a line of code (git blame)", Why},
+		{"backup", "copy the SQLite database while it runs (PostgreSQL: prints pg_dump)", backup},
+		{"prune", "delete ended sessions older than a cutoff, in small batches", prune},
+		{"bench", "measure: realistic agent load, the raw engine, read paths", benchCmd},
 	}
 }
 

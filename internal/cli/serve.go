@@ -13,8 +13,11 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/mcp"
+	"github.com/logbookhq/logbook/internal/otlp"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/store"
+	"github.com/logbookhq/logbook/internal/web"
 )
 
 // serve runs the server until ctx is done (a signal in main).
@@ -27,10 +30,14 @@ func serve(ctx context.Context, env Env, args []string) int {
 	timeout := fs.Duration("session-timeout", service.DefaultSessionTimeout, "an active session not seen for this long is ended as timed_out")
 	window := fs.Duration("window", service.DefaultPriorWindow, "how far back setting a goal looks for earlier partial and failed attempts")
 	retention := fs.Duration("event-retention", service.DefaultEventRetention, "events older than this are pruned")
+	rate := fs.Float64("rate-limit", httpapi.DefaultRateLimit, "requests a second one token may make on average (negative: no limit)")
+	burst := fs.Int("rate-burst", httpapi.DefaultRateBurst, "requests one token may make at once after a quiet spell")
+	streams := fs.Int("max-streams", httpapi.DefaultMaxStreams, "event streams one token may hold open at once")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
 
-Runs the logbook server: the JSON API under /v1 and /healthz. The schema is
+Runs the logbook server: the web UI at /, the JSON API under /v1, the MCP
+server at /mcp, OTLP traces at /v1/traces, and /healthz. The schema is
 created or migrated on start. On the first start an admin token is made:
 LOGBOOK_ADMIN_TOKEN when set, else a new one, printed once and saved (0600)
 beside the database.
@@ -60,7 +67,10 @@ Flags:
 	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log})
 
 	mux := http.NewServeMux()
-	httpapi.New(mux, svc, log, httpapi.Options{PriorWindow: *window})
+	httpapi.New(mux, svc, log, httpapi.Options{PriorWindow: *window, RateLimit: *rate, RateBurst: *burst, MaxStreams: *streams})
+	mux.Handle("POST /v1/traces", otlp.Handler(svc, log))
+	mux.Handle("/mcp", mcp.Handler(svc, log, mcp.Options{PriorWindow: *window}))
+	web.New(mux, svc, log)
 	listener, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: cannot listen on %s: %v (is another logbook running? choose one with --addr)\n", *addr, err)

@@ -11,8 +11,11 @@ import (
 // token makes tokens straight in the database: what an operator runs on
 // the server's machine. Over HTTP the admin uses POST /v1/tokens.
 func token(ctx context.Context, env Env, args []string) int {
+	if len(args) > 0 && args[0] == "revoke" {
+		return tokenRevoke(ctx, env, args[1:])
+	}
 	if len(args) == 0 || args[0] != "create" {
-		fmt.Fprint(env.Stderr, "Usage: logbook token create --project P --actor NAME [--db DB]\n")
+		fmt.Fprint(env.Stderr, "Usage: logbook token create --project P --actor NAME [--db DB]\n       logbook token revoke TOKEN|-|ID [--db DB]\n")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return 0
 		}

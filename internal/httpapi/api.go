@@ -6,6 +6,7 @@
 package httpapi
 
 import (
+	"crypto/sha256"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -19,17 +20,27 @@ type handler struct {
 	svc         *service.Service
 	log         *slog.Logger
 	priorWindow time.Duration
+	limits      *limiter
 }
 
 // Options tune the API. Zero values take the defaults.
 type Options struct {
 	// PriorWindow is how far back goal memory looks (default 24 hours).
 	PriorWindow time.Duration
+	// RateLimit is how many requests a second one token may make on
+	// average (default DefaultRateLimit), RateBurst how many at once after
+	// a quiet spell (default DefaultRateBurst). Over it a request gets 429
+	// with Retry-After. A negative RateLimit turns the limit off.
+	RateLimit float64
+	RateBurst int
+	// MaxStreams is how many event streams one token may hold open at
+	// once (default DefaultMaxStreams; negative: no limit).
+	MaxStreams int
 }
 
 // New returns the API's routes on mux: /healthz and everything under /v1.
 func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Options) {
-	h := &handler{svc: svc, log: log, priorWindow: opts.PriorWindow}
+	h := &handler{svc: svc, log: log, priorWindow: opts.PriorWindow, limits: newLimiter(opts)}
 	mux.HandleFunc("GET /healthz", h.health)
 
 	v1 := func(pattern string, fn func(http.ResponseWriter, *http.Request, service.Caller)) {
@@ -50,13 +61,14 @@ func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Option
 	v1("POST /v1/sessions/{id}/goal", h.setGoal)
 	v1("GET /v1/sessions/{id}/tool_calls", h.toolCalls)
 	v1("GET /v1/tool_calls", h.toolCalls)
+	v1("GET /v1/commits/{sha}/sessions", h.sessionsByCommit)
 	v1("GET /v1/stats", h.stats)
 
 	v1("POST /v1/claims", h.claim)
 	v1("GET /v1/claims", h.listClaims)
 	v1("DELETE /v1/claims/{id}", h.release)
 
-	v1("GET /v1/events", h.events)
+	v1("GET /v1/events", h.streamLimited(h.events))
 
 	v1("POST /v1/classify", h.classify)
 	v1("GET /v1/projects/{project}/policy", h.getPolicy)
@@ -82,15 +94,25 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 }
 
 // authenticated runs fn with the caller its bearer token stands for, or
-// answers 401.
+// answers 401; a token over its rate limit gets 429.
 func (h *handler) authenticated(fn func(http.ResponseWriter, *http.Request, service.Caller)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		token := bearerToken(r)
 		c, err := h.svc.Authenticate(r.Context(), token)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
 		}
+		if ok, wait := h.limits.allow(sha256.Sum256([]byte(token))); !ok {
+			h.rateLimited(w, wait)
+			return
+		}
 		fn(w, r, c)
 	})
+}
+
+// bearerToken is the token of the request's Authorization header.
+func bearerToken(r *http.Request) string {
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return strings.TrimSpace(token)
 }

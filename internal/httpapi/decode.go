@@ -24,6 +24,9 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return logbook.Invalid("", "the body is empty; send a JSON object")
 	}
+	if err := checkDepth(body, MaxJSONDepth); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err)

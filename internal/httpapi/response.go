@@ -65,6 +65,12 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	case errors.Is(err, logbook.ErrConflict):
 		writeProblem(w, http.StatusConflict, "Conflict", detail(err, logbook.ErrConflict), "")
 	default:
+		if msg, ok := unavailable(err); ok {
+			h.log.WarnContext(r.Context(), "database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+			w.Header().Set("Retry-After", retryAfterUnavailable)
+			writeProblem(w, http.StatusServiceUnavailable, "Service unavailable", msg, "")
+			return
+		}
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeProblem(w, http.StatusInternalServerError, "Internal error", "the server could not complete this request; it was logged", "")
 	}

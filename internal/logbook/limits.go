@@ -47,9 +47,11 @@ func Payload(raw json.RawMessage) json.RawMessage {
 
 // Clip trims surrounding white space from s and, when it is longer than max
 // characters (runes), cuts it to max characters ending in an ellipsis.
-// Invalid UTF-8 is replaced so that what is stored is always valid text.
+// Invalid UTF-8 is replaced and NUL bytes dropped, so that what is stored
+// is valid text on every engine.
 func Clip(s string, max int) string {
-	s = strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
+	// NUL bytes are dropped: PostgreSQL cannot store them in text.
+	s = strings.TrimSpace(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", ""))
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}

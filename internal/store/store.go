@@ -205,6 +205,36 @@ type Executor interface {
 	// everything that belongs to them (entries, plans, claims, touches,
 	// links, events), and returns how many rows of each it deleted.
 	SessionDeleteTree(ctx context.Context, id string) (map[string]int64, error)
+
+	// Maintenance: revoking tokens, backups and retention.
+
+	// TokenRevoke revokes, at at, the token whose id or hash is idOrHash
+	// and returns it. ErrNotFound when no token that is not revoked has it.
+	TokenRevoke(ctx context.Context, idOrHash string, at time.Time) (logbook.Token, error)
+	// TokenRevokeActor revokes, at at, every token of an actor in a project
+	// (never an admin token) and returns how many it revoked.
+	TokenRevokeActor(ctx context.Context, project, actor string, at time.Time) (int64, error)
+	// Backup writes a consistent copy of the whole database to path, a
+	// file that must not exist yet, while other connections keep writing
+	// (SQLite: VACUUM INTO). It must be called on the Store, not in a Tx.
+	// On PostgreSQL it returns an error that says how to use pg_dump.
+	Backup(ctx context.Context, path string) error
+	// SessionPruneEnded deletes up to limit top-level sessions that ended
+	// before before, and whose subagents all ended before it too, with
+	// their trees and everything of theirs (as SessionDeleteTree does),
+	// oldest first. It returns the rows deleted per table; "sessions"
+	// counts every session of the trees, and is 0 when nothing was left to
+	// prune. Sessions still going, or revived meanwhile, are kept. It
+	// looks project by project, through the projects ProjectEnsure made.
+	SessionPruneEnded(ctx context.Context, before time.Time, limit int) (map[string]int64, error)
+
+	// Why: sessions behind a commit.
+
+	// SessionListByCommit lists a project's sessions (subagents too) whose
+	// head commit, or the commit of one of whose entries, is sha: equal, sha
+	// a prefix of it, or it (7 characters or more) a prefix of sha. Newest
+	// started first, at most limit.
+	SessionListByCommit(ctx context.Context, project, sha string, limit int) ([]logbook.Session, error)
 }
 
 // SessionGetParams selects one session. ForUpdate locks its row until the

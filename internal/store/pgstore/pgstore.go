@@ -62,12 +62,20 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		Name:              "postgres",
 		ForUpdate:         " FOR UPDATE",
 		IsUniqueViolation: isUniqueViolation,
+		IsInvalidText:     isInvalidText,
 		TryLockSQL:        `SELECT pg_try_advisory_xact_lock(74740003)`,
 		EventLockSQL:      `SELECT pg_advisory_xact_lock(74740002)`,
 		NotifySQL:         `SELECT pg_notify('` + NotifyChannel + `', $1)`,
 	})
 	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
 	return st, nil
+}
+
+// isInvalidText: 22021 character_not_in_repertoire (a NUL byte in text),
+// 22P05 untranslatable_character.
+func isInvalidText(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && (e.Code == "22021" || e.Code == "22P05")
 }
 
 func isUniqueViolation(err error) bool {

@@ -31,6 +31,9 @@ type Dialect struct {
 	ForUpdate string
 	// IsUniqueViolation reports whether err is a unique-key clash.
 	IsUniqueViolation func(error) bool
+	// IsInvalidText reports whether err says a text value cannot be stored
+	// or compared at all (PostgreSQL refuses NUL bytes). Nil: never.
+	IsInvalidText func(error) bool
 	// TryLockSQL answers one boolean: whether this transaction won the
 	// sweep lock. Empty means always won (SQLite has one process).
 	TryLockSQL string
@@ -126,6 +129,8 @@ func (e executor) interpretError(err error, doing string) error {
 		return fmt.Errorf("%s: %w", doing, logbook.ErrNotFound)
 	case e.d.IsUniqueViolation(err):
 		return fmt.Errorf("%s: %w: %v", doing, logbook.ErrConflict, err)
+	case e.d.IsInvalidText != nil && e.d.IsInvalidText(err):
+		return logbook.Invalid("", "a value holds a character the database cannot store (a NUL byte); remove it")
 	default:
 		return fmt.Errorf("error %s: %w", doing, err)
 	}

@@ -27,6 +27,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 	t.Run("Agent", func(t *testing.T) { t.Parallel(); testAgent(t, newStore) })
 	t.Run("Token", func(t *testing.T) { t.Parallel(); testToken(t, newStore) })
 	t.Run("Tx", func(t *testing.T) { t.Parallel(); testTx(t, newStore) })
+	t.Run("Maintenance", func(t *testing.T) { t.Parallel(); testMaintenance(t, newStore) })
 }
 
 // base is a fixed instant at microsecond precision, so values read back

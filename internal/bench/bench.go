@@ -1,0 +1,257 @@
+// Package bench is logbook's load generator: realistic agents that start
+// sessions, send entries in small batches as hooks do, heartbeat, claim and
+// release paths, start subagents and end with an outcome, against a real
+// server over HTTP. It measures throughput and latency per route, and in the
+// same run the raw engine doing the same inserts without HTTP, so every
+// figure comes with its ratio to what the storage engine itself can do.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/client"
+)
+
+// Config says what load to send.
+type Config struct {
+	Server   string        // base URL of the server under load
+	Token    string        // a project token for the agents
+	Project  string        // the project the token is for
+	Agents   int           // concurrent agents (default 200)
+	Duration time.Duration // how long to send (default 10 s)
+	Batch    int           // entries per batch (default 1, as hooks send)
+	// Progress, when set, is called about once a second with the entries
+	// acknowledged so far.
+	Progress func(elapsed time.Duration, entries int64)
+}
+
+// Latency sums up one route's response times, in milliseconds.
+type Latency struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P95   float64 `json:"p95_ms"`
+	P99   float64 `json:"p99_ms"`
+	Max   float64 `json:"max_ms"`
+}
+
+// Result is what a load run measured.
+type Result struct {
+	Agents         int                `json:"agents"`
+	Batch          int                `json:"batch"`
+	Seconds        float64            `json:"seconds"`
+	Entries        int64              `json:"entries"`
+	Requests       int64              `json:"requests"`
+	Errors         int64              `json:"errors"`
+	EntriesPerSec  float64            `json:"entries_per_sec"`
+	RequestsPerSec float64            `json:"requests_per_sec"`
+	Routes         map[string]Latency `json:"routes"`
+	FirstError     string             `json:"first_error,omitempty"`
+}
+
+// recorder collects latencies per route from many goroutines.
+type recorder struct {
+	mu       sync.Mutex
+	samples  map[string][]time.Duration
+	entries  atomic.Int64
+	requests atomic.Int64
+	errors   atomic.Int64
+	firstErr atomic.Value
+}
+
+func (r *recorder) observe(route string, d time.Duration, err error) {
+	r.requests.Add(1)
+	if err != nil {
+		if r.errors.Add(1) == 1 {
+			r.firstErr.Store(fmt.Sprintf("%s: %v", route, err))
+		}
+	}
+	r.mu.Lock()
+	r.samples[route] = append(r.samples[route], d)
+	r.mu.Unlock()
+}
+
+// Run sends the load until cfg.Duration passes or ctx ends.
+func Run(ctx context.Context, cfg Config) Result {
+	if cfg.Agents <= 0 {
+		cfg.Agents = 200
+	}
+	if cfg.Duration <= 0 {
+		cfg.Duration = 10 * time.Second
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 1
+	}
+	transport := &http.Transport{MaxIdleConns: cfg.Agents * 2, MaxIdleConnsPerHost: cfg.Agents * 2, IdleConnTimeout: time.Minute}
+	c := client.New(cfg.Server, cfg.Token)
+	c.HTTP = &http.Client{Transport: transport, Timeout: 30 * time.Second}
+
+	rec := &recorder{samples: map[string][]time.Duration{}}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	defer cancel()
+	start := time.Now()
+	stopProgress := make(chan struct{})
+	if cfg.Progress != nil {
+		go func() {
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stopProgress:
+					return
+				case <-tick.C:
+					cfg.Progress(time.Since(start), rec.entries.Load())
+				}
+			}
+		}()
+	}
+	var wg sync.WaitGroup
+	for i := range cfg.Agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := &agent{id: i, cfg: cfg, c: c, rec: rec, rng: rand.New(rand.NewPCG(uint64(i), uint64(start.UnixNano())))}
+			for n := 0; ctx.Err() == nil; n++ {
+				a.session(ctx, n)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stopProgress)
+	elapsed := time.Since(start).Seconds()
+	res := Result{
+		Agents: cfg.Agents, Batch: cfg.Batch, Seconds: elapsed,
+		Entries: rec.entries.Load(), Requests: rec.requests.Load(), Errors: rec.errors.Load(),
+		Routes: map[string]Latency{},
+	}
+	res.EntriesPerSec = float64(res.Entries) / elapsed
+	res.RequestsPerSec = float64(res.Requests) / elapsed
+	if s, ok := rec.firstErr.Load().(string); ok {
+		res.FirstError = s
+	}
+	for route, samples := range rec.samples {
+		res.Routes[route] = summarize(samples)
+	}
+	return res
+}
+
+func summarize(samples []time.Duration) Latency {
+	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
+	at := func(q float64) float64 {
+		i := int(q * float64(len(samples)-1))
+		return float64(samples[i].Microseconds()) / 1000
+	}
+	return Latency{Count: int64(len(samples)), P50: at(0.50), P95: at(0.95), P99: at(0.99), Max: at(1)}
+}
+
+// agent is one simulated agent harness.
+type agent struct {
+	id  int
+	cfg Config
+	c   *client.Client
+	rec *recorder
+	rng *rand.Rand
+}
+
+// call sends one request, records its latency under route, and reports
+// whether it succeeded. A request cut short by the end of the run is not
+// counted.
+func (a *agent) call(ctx context.Context, route, method, path string, body, out any) bool {
+	t := time.Now()
+	_, err := a.c.Do(ctx, method, path, body, out)
+	if ctx.Err() != nil {
+		return false
+	}
+	a.rec.observe(route, time.Since(t), err)
+	if err != nil { // back off as a real harness would, instead of spinning
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return err == nil
+}
+
+type sessionRef struct {
+	ID string `json:"id"`
+}
+
+type claimRef struct {
+	ID string `json:"id"`
+}
+
+// session runs one realistic session: start, batches of entries with a
+// heartbeat now and then, a claim held for a while, sometimes a subagent,
+// then an end with an outcome.
+func (a *agent) session(ctx context.Context, n int) {
+	var s sessionRef
+	if !a.call(ctx, "start", http.MethodPost, "/v1/sessions", map[string]any{
+		"project": a.cfg.Project, "harness": "bench", "harness_session_id": fmt.Sprintf("agent-%d-%d-%d", a.id, n, a.rng.Uint32()),
+		"prompt": "Fix the failing test in pkg/api #" + fmt.Sprint(a.rng.IntN(500)), "model": "bench-model", "branch": "main"}, &s) {
+		return
+	}
+	var claim claimRef
+	path := fmt.Sprintf("src/agent-%d/file-%d.go", a.id, a.rng.IntN(20))
+	a.call(ctx, "claim", http.MethodPost, "/v1/claims", map[string]any{"session_id": s.ID, "subject": path, "ttl_minutes": 10}, &claim)
+	batches := 10 + a.rng.IntN(30)
+	for b := 0; b < batches && ctx.Err() == nil; b++ {
+		a.sendBatch(ctx, s.ID, b, path)
+		if b%10 == 9 {
+			a.call(ctx, "heartbeat", http.MethodPatch, "/v1/sessions/"+s.ID, map[string]any{"head_commit": fmt.Sprintf("%x", a.rng.Uint64())}, nil)
+		}
+		if b == batches/2 && a.rng.IntN(5) == 0 {
+			a.subagent(ctx, s.ID)
+		}
+	}
+	if claim.ID != "" {
+		a.call(ctx, "release", http.MethodDelete, "/v1/claims/"+claim.ID, nil, nil)
+	}
+	outcome := []string{"success", "success", "success", "partial", "failed"}[a.rng.IntN(5)]
+	a.call(ctx, "end", http.MethodPost, "/v1/sessions/"+s.ID+"/end", map[string]any{"outcome": outcome, "result": "bench run"}, nil)
+}
+
+func (a *agent) subagent(ctx context.Context, parent string) {
+	var s sessionRef
+	if !a.call(ctx, "start", http.MethodPost, "/v1/sessions", map[string]any{
+		"project": a.cfg.Project, "harness": "bench", "parent_id": parent, "agent_type": "explorer"}, &s) {
+		return
+	}
+	for b := 0; b < 3 && ctx.Err() == nil; b++ {
+		a.sendBatch(ctx, s.ID, b, "")
+	}
+	a.call(ctx, "end", http.MethodPost, "/v1/sessions/"+s.ID+"/end", map[string]any{"outcome": "success"}, nil)
+}
+
+// sendBatch sends one batch of realistic entries: a tool call and its
+// result, assistant text, with keys as hooks send them.
+func (a *agent) sendBatch(ctx context.Context, session string, b int, path string) {
+	entries := make([]map[string]any, a.cfg.Batch)
+	for i := range entries {
+		call := fmt.Sprintf("toolu_%d_%d_%d", a.id, b, i)
+		switch i % 3 {
+		case 0:
+			entries[i] = map[string]any{"kind": "tool_call", "tool": "Bash", "tool_call_id": call, "key": call + ":call",
+				"payload": map[string]any{"command": "go test ./pkg/api -run TestLogin -count=1"}}
+		case 1:
+			entries[i] = map[string]any{"kind": "tool_result", "tool_call_id": call, "key": call + ":result",
+				"text": "--- FAIL: TestLogin (0.02s)\n    login_test.go:41: expected 200, got 500\nFAIL"}
+		default:
+			entries[i] = map[string]any{"kind": "message", "role": "assistant", "key": call + ":text",
+				"text":  "The handler returns 500 when the password is empty; adding a check.",
+				"usage": map[string]int{"input_tokens": 1200 + a.rng.IntN(800), "output_tokens": 40 + a.rng.IntN(200)}}
+		}
+	}
+	body := map[string]any{"entries": entries}
+	if path != "" && b%5 == 0 {
+		body["touched"] = []map[string]string{{"kind": "file", "value": path}}
+	}
+	if a.call(ctx, "entries", http.MethodPost, "/v1/sessions/"+session+"/entries", body, nil) {
+		a.rec.entries.Add(int64(len(entries)))
+	}
+}

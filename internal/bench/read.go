@@ -1,0 +1,104 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// ReadResult is one read path's timings.
+type ReadResult struct {
+	Name    string  `json:"name"`
+	Rows    int     `json:"rows"`
+	Runs    int     `json:"runs"`
+	P50     float64 `json:"p50_ms"`
+	P95     float64 `json:"p95_ms"`
+	Max     float64 `json:"max_ms"`
+	Failure string  `json:"error,omitempty"`
+}
+
+// Read times the read paths people and agents use on a seeded database,
+// through the service (no HTTP): the audit list with each filter, a
+// session page of 500 entries, the tool-call views and stats.
+func Read(ctx context.Context, st store.Store, runs int) []ReadResult {
+	svc := service.New(st, service.Options{})
+	who := service.Caller{Actor: "bench", Project: SeedProject}
+	page := func(f logbook.SessionFilter, sort logbook.SessionSort) func() (int, error) {
+		return func() (int, error) {
+			p, err := svc.ListSessions(ctx, who, service.ListParams{Filter: f, Sort: sort, Limit: 50})
+			return len(p.Sessions), err
+		}
+	}
+	// A session with 500 entries (Seed makes one in every 10,000).
+	var big string
+	if p, err := svc.ListSessions(ctx, who, service.ListParams{Filter: logbook.SessionFilter{MinToolCalls: 150, Subagents: true}, Limit: 1}); err == nil && len(p.Sessions) > 0 {
+		big = p.Sessions[0].ID
+	}
+	week := time.Now().Add(-7 * 24 * time.Hour)
+	paths := []struct {
+		name string
+		run  func() (int, error)
+	}{
+		{"list (no filter)", page(logbook.SessionFilter{}, "")},
+		{"list state=ended", page(logbook.SessionFilter{State: logbook.StateEnded}, "")},
+		{"list state=active", page(logbook.SessionFilter{State: logbook.StateActive}, "")},
+		{"list outcome=failed", page(logbook.SessionFilter{Outcome: logbook.OutcomeFailed}, "")},
+		{"list blocker=rate_limited", page(logbook.SessionFilter{Blocker: logbook.BlockerRateLimited}, "")},
+		{"list harness=codex", page(logbook.SessionFilter{Harness: "codex"}, "")},
+		{"list actor=carol", page(logbook.SessionFilter{Actor: "carol"}, "")},
+		{"list agent=engineer-1", page(logbook.SessionFilter{Agent: "engineer-1"}, "")},
+		{"list issue=1234", page(logbook.SessionFilter{Issue: "1234"}, "")},
+		{"list path=src/api/", page(logbook.SessionFilter{Path: "src/api/"}, "")},
+		{"list since=7d", page(logbook.SessionFilter{Since: week}, "")},
+		{"list min_tool_calls=10", page(logbook.SessionFilter{MinToolCalls: 10}, "")},
+		{"list q=postgres", page(logbook.SessionFilter{Query: "postgres"}, "")},
+		{"list subagents=true", page(logbook.SessionFilter{Subagents: true}, "")},
+		{"list sort=started", page(logbook.SessionFilter{}, logbook.SortStarted)},
+		{"session page (500 entries)", func() (int, error) {
+			if big == "" {
+				return 0, fmt.Errorf("no session with 500 entries: seed at least 10,000 sessions")
+			}
+			v, err := svc.GetSession(ctx, who, big, service.GetParams{})
+			return len(v.Entries), err
+		}},
+		{"tool calls of a session", func() (int, error) {
+			p, err := svc.ToolCalls(ctx, who, service.ToolCallParams{SessionID: big, Limit: 500})
+			return len(p.ToolCalls), err
+		}},
+		{"tool calls of the project, since 7d", func() (int, error) {
+			p, err := svc.ToolCalls(ctx, who, service.ToolCallParams{Tool: "Bash", Since: week})
+			return len(p.ToolCalls), err
+		}},
+		{"stats by outcome, 7d", func() (int, error) {
+			rows, err := svc.Stats(ctx, who, service.StatsParams{By: logbook.ByOutcome, Since: week})
+			return len(rows), err
+		}},
+		{"stats by day, 30d", func() (int, error) {
+			rows, err := svc.Stats(ctx, who, service.StatsParams{By: logbook.ByDay, Since: time.Now().Add(-30 * 24 * time.Hour)})
+			return len(rows), err
+		}},
+	}
+	var out []ReadResult
+	for _, p := range paths {
+		r := ReadResult{Name: p.name, Runs: runs}
+		var samples []time.Duration
+		for range runs {
+			t := time.Now()
+			n, err := p.run()
+			samples = append(samples, time.Since(t))
+			r.Rows = n
+			if err != nil {
+				r.Failure = err.Error()
+				break
+			}
+		}
+		l := summarize(samples)
+		r.P50, r.P95, r.Max = l.P50, l.P95, l.Max
+		out = append(out, r)
+	}
+	return out
+}

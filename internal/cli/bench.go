@@ -1,0 +1,237 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/bench"
+	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// benchCmd is `logbook bench`: a load generator with realistic agents, and
+// in the same run the raw engine doing the same inserts.
+func benchCmd(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	agents := fs.Int("agents", 200, "concurrent agents")
+	duration := fs.Duration("duration", 10*time.Second, "how long to send load")
+	batch := fs.Int("batch", 1, "entries per batch (hooks send 1)")
+	server := fs.String("server", "", "load an existing server at this URL (with --token and --project) instead of an in-process one")
+	token := fs.String("token", env.Getenv("LOGBOOK_TOKEN"), "with --server: a project token")
+	project := fs.String("project", "bench", "with --server: the token's project")
+	db := fs.String("db", "", "in-process server's database: a postgres:// URL (default: SQLite in a temporary folder)")
+	seed := fs.Int("seed", 0, "instead of load: fill --db with this many sessions and realistic entries")
+	entriesPer := fs.Int("entries-per-session", 20, "with --seed: entries per session on average")
+	read := fs.Bool("read", false, "instead of load: time the read paths on --db (filled with --seed)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	fs.Usage = func() {
+		fmt.Fprint(env.Stderr, `Usage: logbook bench [flags]
+
+Sends realistic agent load (start, entries in batches, heartbeats, claims,
+subagents, ends) and prints throughput, latency per route, errors, and the
+raw engine's rows/s for the same inserts in the same run.
+
+  logbook bench --agents 200 --duration 30s             in-process server on SQLite
+  logbook bench --db postgres://… --batch 100           in-process server on PostgreSQL
+  logbook bench --db /tmp/big.db --seed 1000000         fill a database for read benchmarks
+  logbook bench --db /tmp/big.db --read                 time the read paths on it
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if *seed > 0 || *read {
+		if *db == "" {
+			fmt.Fprintln(env.Stderr, "logbook bench: --seed and --read need --db (a SQLite path or a postgres:// URL)")
+			return 2
+		}
+		st, err := env.OpenStore(ctx, *db)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+		defer st.Close()
+		if *seed > 0 {
+			return seedCmd(ctx, env, st, *seed, *entriesPer)
+		}
+		return readCmd(ctx, env, st, *asJSON)
+	}
+
+	var st store.Store
+	cfg := bench.Config{Server: *server, Token: *token, Project: *project, Agents: *agents, Duration: *duration, Batch: *batch}
+	if *server == "" {
+		dsn := *db
+		if dsn == "" {
+			dir, err := os.MkdirTemp("", "logbook-bench-")
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+				return 1
+			}
+			defer os.RemoveAll(dir)
+			dsn = filepath.Join(dir, "bench.db")
+		}
+		var err error
+		if st, err = env.OpenStore(ctx, dsn); err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+		defer st.Close()
+		svc := service.New(st, service.Options{Logger: log})
+		cfg.Token, err = svc.CreateToken(ctx, service.Caller{Actor: "admin", Admin: true}, cfg.Project, "bench")
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+		mux := http.NewServeMux()
+		httpapi.New(mux, svc, log, httpapi.Options{RateLimit: -1}) // the load is one token on purpose
+		listener, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+		srv := &http.Server{Handler: mux}
+		go srv.Serve(listener)
+		defer srv.Close()
+		cfg.Server = "http://" + listener.Addr().String()
+		fmt.Fprintf(env.Stderr, "in-process server on %s, %s\n", st.Engine(), describeDB(dsn))
+	}
+	cfg.Progress = func(elapsed time.Duration, entries int64) {
+		fmt.Fprintf(env.Stderr, "\r%5.0fs  %10d entries  %8.0f/s ", elapsed.Seconds(), entries, float64(entries)/elapsed.Seconds())
+	}
+	res := bench.Run(ctx, cfg)
+	fmt.Fprintln(env.Stderr)
+	out := benchOutput{Load: res, RSSMB: rssMB()}
+	if st != nil {
+		fmt.Fprintf(env.Stderr, "raw baseline: inserting %d rows straight into %s…\n", res.Entries, st.Engine())
+		raw, err := bench.RawInsert(ctx, st, "bench-raw", max(res.Entries, 1))
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: raw baseline: %v\n", err)
+			return 1
+		}
+		out.Engine, out.Raw = st.Engine(), &raw
+		out.Ratio = res.EntriesPerSec / raw.RowsPerSec
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+	} else {
+		printBench(env.Stdout, out)
+	}
+	if res.Errors > 0 {
+		return 1
+	}
+	return 0
+}
+
+type benchOutput struct {
+	Engine string           `json:"engine,omitempty"`
+	Load   bench.Result     `json:"load"`
+	Raw    *bench.RawResult `json:"raw,omitempty"`
+	Ratio  float64          `json:"ratio_to_raw,omitempty"`
+	RSSMB  float64          `json:"rss_mb"`
+}
+
+func printBench(w io.Writer, out benchOutput) {
+	r := out.Load
+	fmt.Fprintf(w, "%d agents, batches of %d, %.1fs\n", r.Agents, r.Batch, r.Seconds)
+	fmt.Fprintf(w, "entries acknowledged: %d (%.0f/s)   requests: %d (%.0f/s)   errors: %d\n",
+		r.Entries, r.EntriesPerSec, r.Requests, r.RequestsPerSec, r.Errors)
+	if r.FirstError != "" {
+		fmt.Fprintf(w, "first error: %s\n", r.FirstError)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "route\tcount\tp50 ms\tp95 ms\tp99 ms\tmax ms\t")
+	routes := make([]string, 0, len(r.Routes))
+	for name := range r.Routes {
+		routes = append(routes, name)
+	}
+	sort.Strings(routes)
+	for _, name := range routes {
+		l := r.Routes[name]
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t\n", name, l.Count, l.P50, l.P95, l.P99, l.Max)
+	}
+	tw.Flush()
+	if out.Raw != nil {
+		fmt.Fprintf(w, "raw %s baseline: %d rows in %.2fs = %.0f rows/s; logbook reached %.1f%% of it\n",
+			out.Engine, out.Raw.Rows, out.Raw.Seconds, out.Raw.RowsPerSec, 100*out.Ratio)
+	}
+	fmt.Fprintf(w, "resident memory (server and load generator): %.0f MB\n", out.RSSMB)
+}
+
+// rssMB is this process's resident memory, from /proc (0 where there is none).
+func rssMB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb float64
+			fmt.Sscanf(strings.TrimSpace(rest), "%f", &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// seedCmd fills a database for the read benchmarks, with a count.
+func seedCmd(ctx context.Context, env Env, st store.Store, n, entriesPer int) int {
+	start := time.Now()
+	err := bench.Seed(ctx, st, n, entriesPer, func(done int) {
+		rate := float64(done) / time.Since(start).Seconds()
+		fmt.Fprintf(env.Stderr, "\rseeded %d/%d sessions (%.0f/s, %.0f%%) ", done, n, rate, 100*float64(done)/float64(n))
+	})
+	fmt.Fprintln(env.Stderr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(env.Stdout, "seeded %d sessions in %s into project %q\n", n, time.Since(start).Round(time.Second), bench.SeedProject)
+	return 0
+}
+
+// readCmd times the read paths on a seeded database.
+func readCmd(ctx context.Context, env Env, st store.Store, asJSON bool) int {
+	results := bench.Read(ctx, st, 20)
+	if asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(results)
+		return 0
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "read path\trows\tp50 ms\tp95 ms\tmax ms\t")
+	failed := false
+	for _, r := range results {
+		if r.Failure != "" {
+			fmt.Fprintf(tw, "%s\tERROR: %s\t\t\t\t\n", r.Name, r.Failure)
+			failed = true
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t\n", r.Name, r.Rows, r.P50, r.P95, r.Max)
+	}
+	tw.Flush()
+	if failed {
+		return 1
+	}
+	return 0
+}

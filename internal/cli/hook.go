@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/hook"
+)
+
+// flushTimeout bounds `logbook hook flush`, which a person runs and may
+// wait for, unlike the hooks themselves.
+const flushTimeout = 60 * time.Second
+
+const hookUsage = `Usage:
+  logbook hook claude [--guard-claims]      one Claude Code hook call: the event's JSON on stdin
+  logbook hook codex JSON                   one Codex CLI notify call: the JSON argument Codex passes
+  logbook hook flush                        deliver the records waiting in the spool now
+  logbook hook install claude [--dir D] [--user] [--guard-claims]
+                                            add logbook's hooks to Claude Code's settings.json
+  logbook hook uninstall claude [--dir D] [--user]
+                                            remove logbook's hooks from it, and only those
+
+The hooks report sessions to the logbook server and answer Claude Code's
+PreToolUse with the project's command policy. They never stop the agent:
+when the server is down or slow, records wait in the spool and go with the
+next hook call or 'logbook hook flush'.
+
+Environment:
+  LOGBOOK_URL           the server (default http://127.0.0.1:7474)
+  LOGBOOK_TOKEN         a token for an actor in the project ('logbook token create')
+  LOGBOOK_PROJECT       the project (default: the git top-level folder's name)
+  LOGBOOK_SPOOL_DIR     the spool folder (default $XDG_DATA_HOME/logbook/spool
+                        or ~/.local/share/logbook/spool)
+`
+
+// Hook runs `logbook hook ...`: the Claude Code and Codex hooks, the
+// spool flush, and installing the hooks into Claude Code's settings.
+func Hook(ctx context.Context, env Env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(env.Stdout, hookUsage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	switch args[0] {
+	case "claude":
+		return hookClaude(ctx, env, args[1:])
+	case "codex":
+		return hookCodex(ctx, env, args[1:])
+	case "flush":
+		return hookFlush(ctx, env, args[1:])
+	case "install", "uninstall":
+		return hookInstall(env, args[0], args[1:])
+	}
+	fmt.Fprintf(env.Stderr, "logbook hook: unknown subcommand %q\n\n%s", args[0], hookUsage)
+	return 2
+}
+
+// hookClaude exits 0 whatever happens, flag mistakes included: Claude Code
+// takes exit 2 as "block the tool", and a broken hook must not do that.
+func hookClaude(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("logbook hook claude", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	guard := fs.Bool("guard-claims", false, "deny edits of paths another active session has claimed")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		fmt.Fprintln(env.Stderr, "logbook hook claude: the hook runs without its flags; fix the command in .claude/settings.json ('logbook hook install claude' writes it)")
+		*guard = false
+	}
+	cfg := hook.ConfigFromEnv(env.Getenv)
+	cfg.GuardClaims = *guard
+	stdin := env.Stdin
+	if stdin == nil {
+		stdin = eofReader{}
+	}
+	hook.New(cfg, env.Stderr).Claude(ctx, stdin, env.Stdout)
+	return 0
+}
+
+// hookCodex records one Codex notify call. Codex ignores the exit status;
+// problems go to stderr.
+func hookCodex(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("logbook hook codex", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprint(env.Stderr, "Usage: logbook hook codex JSON\n\nIn ~/.codex/config.toml: notify = [\"/path/to/logbook\", \"hook\", \"codex\"]\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	// Codex appends its JSON as the last argument.
+	if err := hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr).Codex(ctx, fs.Arg(fs.NArg()-1)); err != nil {
+		fmt.Fprintf(env.Stderr, "logbook hook codex: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func hookFlush(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("logbook hook flush", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	timeout := fs.Duration("timeout", flushTimeout, "give up after this long")
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	h := hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr)
+	rep, err := h.Flush(ctx)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook hook flush: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(env.Stdout, "delivered %d records, %d refused, %d unreadable lines set aside, %d waiting (spool: %s)\n",
+		rep.Delivered, len(rep.Rejected), rep.Bad, rep.Remaining, h.SpoolDir())
+	for _, r := range rep.Rejected {
+		fmt.Fprintf(env.Stderr, "refused %s record %s: %s (kept in %s)\n", r.Record.Event, r.Record.ID, r.Error,
+			filepath.Join(h.SpoolDir(), "rejected.jsonl"))
+	}
+	if rep.Busy {
+		fmt.Fprintln(env.Stderr, "another logbook hook was delivering the spool the whole time; run this again")
+	}
+	if rep.Remaining > 0 {
+		if rep.Err != nil {
+			fmt.Fprintf(env.Stderr, "logbook hook flush: %v\n", rep.Err)
+		}
+		return 1
+	}
+	return 0
+}
+
+func hookInstall(env Env, verb string, args []string) int {
+	name := "logbook hook " + verb
+	if len(args) == 0 || args[0] != "claude" {
+		fmt.Fprintf(env.Stderr, "%s: say which harness: '%s claude' (Codex: see 'logbook hook codex --help')\n", name, name)
+		return 2
+	}
+	fs := flag.NewFlagSet(name+" claude", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	dir := fs.String("dir", ".", "the project folder whose .claude/settings.json to edit")
+	user := fs.Bool("user", false, "edit the user's ~/.claude/settings.json instead")
+	guard := new(bool)
+	if verb == "install" {
+		guard = fs.Bool("guard-claims", false, "make the hook deny edits of paths another active session has claimed")
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return parseExit(err)
+	}
+	binary, err := os.Executable()
+	if err == nil {
+		binary, err = filepath.EvalSymlinks(binary)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: cannot find the logbook binary's path: %v\n", name, err)
+		return 1
+	}
+	absDir, err := filepath.Abs(*dir)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	path := hook.SettingsPath(absDir, *user, env.Getenv("HOME"))
+	var changed bool
+	if verb == "install" {
+		changed, err = hook.Install(path, hook.ClaudeCommand(binary, *guard), binary)
+	} else {
+		changed, err = hook.Uninstall(path, binary)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	switch {
+	case !changed && verb == "install":
+		fmt.Fprintf(env.Stdout, "logbook's hooks were already in %s\n", path)
+	case !changed:
+		fmt.Fprintf(env.Stdout, "no logbook hooks in %s\n", path)
+	case verb == "install":
+		fmt.Fprintf(env.Stdout, "added logbook's hooks to %s (the old file is in settings.json.bak)\n", path)
+		if env.Getenv("LOGBOOK_TOKEN") == "" {
+			fmt.Fprintln(env.Stdout, "Claude Code's hooks need LOGBOOK_TOKEN (and LOGBOOK_URL unless the server is local) in their environment.")
+		}
+	default:
+		fmt.Fprintf(env.Stdout, "removed logbook's hooks from %s (the old file is in settings.json.bak)\n", path)
+	}
+	return 0
+}
+
+// eofReader is an empty stdin.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

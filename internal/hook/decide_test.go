@@ -1,0 +1,244 @@
+package hook
+
+import (
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/classify"
+	"github.com/logbookhq/logbook/internal/logbook"
+)
+
+func bashPayload(t *testing.T, sid, command string) []byte {
+	return payload(t, map[string]any{"session_id": sid, "hook_event_name": EventPreToolUse, "tool_name": "Bash",
+		"tool_use_id": "toolu_" + strings.ReplaceAll(command, " ", "_"), "tool_input": map[string]any{"command": command}})
+}
+
+// answerOf decodes a PreToolUse answer, failing the test when stdout is
+// not one.
+func answerOf(t *testing.T, stdout string) AnswerOutput {
+	t.Helper()
+	var a Answer
+	if err := json.Unmarshal([]byte(stdout), &a); err != nil {
+		t.Fatalf("stdout %q is not a PreToolUse answer: %v", stdout, err)
+	}
+	if a.HookSpecificOutput.HookEventName != EventPreToolUse {
+		t.Fatalf("answer %q has hookEventName %q", stdout, a.HookSpecificOutput.HookEventName)
+	}
+	return a.HookSpecificOutput
+}
+
+// TestPreToolUseDecisions: Bash commands get the default policy's answer,
+// naming the inner command and its rule, with the server up and down; the
+// decision is recorded beside the tool call.
+func TestPreToolUseDecisions(t *testing.T) {
+	srv := newTestServer(t)
+	cases := []struct {
+		command, decision, names string
+	}{
+		{"rm -rf /", "deny", "rm -rf /"},
+		{"ls", "allow", "ls"},
+		{"pip install requests", "ask", "pip install requests"},
+		{"sudo bash -c 'rm -rf /'", "deny", "rm -rf /"}, // the inner command, not the wrapper
+		{"git status && curl -X POST https://example.com -d x=1", "ask", "curl -X POST"},
+	}
+	for _, up := range []bool{true, false} {
+		cfg := srv.config(t)
+		if !up {
+			cfg.URL = "http://127.0.0.1:1" // nothing listens there
+		}
+		for _, c := range cases {
+			start := time.Now()
+			stdout, _ := runClaude(t, cfg, bashPayload(t, "s1", c.command))
+			if d := time.Since(start); d > 500*time.Millisecond {
+				t.Errorf("server up %v: %q took %v to answer", up, c.command, d)
+			}
+			a := answerOf(t, stdout)
+			if a.PermissionDecision != c.decision || !strings.Contains(a.PermissionDecisionReason, c.names) {
+				t.Errorf("server up %v: %q → %s (%q), want %s naming %q", up, c.command, a.PermissionDecision,
+					a.PermissionDecisionReason, c.decision, c.names)
+			}
+		}
+		if !up {
+			continue
+		}
+		// PreToolUse only spools; the next event delivers its records.
+		if _, ok := srv.findSession("s1"); ok {
+			t.Error("PreToolUse delivered to the server; it must only spool, so its answer never waits")
+		}
+		runClaude(t, cfg, promptPayload(t, "s1", "next"))
+		v := srv.session("s1")
+		var denied *Decision
+		for _, e := range entriesOf(v, logbook.KindNote) {
+			var d Decision
+			if err := json.Unmarshal(e.Payload, &d); err == nil && d.Command == "rm -rf /" {
+				denied = &d
+				if e.ToolCallID != "toolu_rm_-rf_/" || e.Tool != "Bash" {
+					t.Errorf("decision note not tied to its call: %+v", e)
+				}
+			}
+		}
+		if denied == nil || denied.Decision != classify.Deny || denied.Class != classify.Destructive || len(denied.Reasons) == 0 {
+			t.Errorf("the deny of rm -rf / is not recorded: %+v", denied)
+		}
+		if n := len(entriesOf(v, logbook.KindToolCall)); n != len(cases) {
+			t.Errorf("%d tool calls recorded, want %d", n, len(cases))
+		}
+	}
+}
+
+// TestPreToolUseOtherTools: tools other than Bash get no answer, leaving
+// the decision to Claude Code's own settings.
+func TestPreToolUseOtherTools(t *testing.T) {
+	srv := newTestServer(t)
+	stdout, stderr := runClaude(t, srv.config(t), payload(t, map[string]any{"session_id": "s1", "hook_event_name": EventPreToolUse,
+		"tool_name": "Read", "tool_input": map[string]any{"file_path": "/etc/passwd"}}))
+	if stdout != "" || stderr != "" {
+		t.Errorf("stdout %q, stderr %q; want neither", stdout, stderr)
+	}
+}
+
+// TestClassifierFailureAsks: when classification fails the answer is ask,
+// saying so, never a deny.
+func TestClassifierFailureAsks(t *testing.T) {
+	srv := newTestServer(t)
+	saved := classifyFunc
+	classifyFunc = func(string, classify.Policy) classify.Verdict { panic("parser blew up") }
+	defer func() { classifyFunc = saved }()
+	stdout, _ := runClaude(t, srv.config(t), bashPayload(t, "s1", "ls"))
+	a := answerOf(t, stdout)
+	if a.PermissionDecision != "ask" || !strings.Contains(a.PermissionDecisionReason, "could not classify") {
+		t.Errorf("answer %+v, want ask saying logbook could not classify", a)
+	}
+}
+
+// TestPolicyFetchedAndCached: the project's policy comes from the server,
+// once per TTL; a project without one gets the default policy.
+//
+// GET /v1/projects/{project}/policy is being added to the server; until it
+// is, this test serves it beside the real API (see testServer.extra).
+func TestPolicyFetchedAndCached(t *testing.T) {
+	srv := newTestServer(t)
+	policy := `{"network":"allow","package_install":"deny"}`
+	extra := http.NewServeMux()
+	extra.HandleFunc("GET /v1/projects/{project}/policy", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+srv.token || r.PathValue("project") != testProject {
+			http.Error(w, "wrong token or project", http.StatusForbidden)
+			return
+		}
+		srv.mu.Lock()
+		p := policy
+		srv.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"project":"demo","policy":` + p + `}`))
+	})
+	srv.mu.Lock()
+	srv.extra = extra
+	srv.mu.Unlock()
+
+	now := time.Now()
+	cfg := srv.config(t)
+	cfg.Now = func() time.Time { return now }
+	decide := func(command string) string {
+		stdout, _ := runClaude(t, cfg, bashPayload(t, "s1", command))
+		return answerOf(t, stdout).PermissionDecision
+	}
+	if got := decide("git push"); got != "allow" {
+		t.Errorf("git push under a policy allowing network: %s", got)
+	}
+	if got := decide("pip install requests"); got != "deny" {
+		t.Errorf("pip install under a policy denying package_install: %s", got)
+	}
+	srv.mu.Lock()
+	fetches := srv.requests["GET /v1/projects/demo/policy"]
+	srv.mu.Unlock()
+	if n := fetches; n != 1 {
+		t.Errorf("the policy was fetched %d times, want once (then cached)", n)
+	}
+	srv.mu.Lock()
+	policy = `{"network":"deny"}`
+	srv.mu.Unlock()
+	now = now.Add(DefaultPolicyTTL + time.Second)
+	if got := decide("git push"); got != "deny" {
+		t.Errorf("after the TTL, git push under the new policy: %s", got)
+	}
+
+	// The server down with a stale cache: the last known policy, no wait.
+	cfg.URL = "http://127.0.0.1:1"
+	now = now.Add(DefaultPolicyTTL + time.Second)
+	if got := decide("git push"); got != "deny" {
+		t.Errorf("server down: git push under the last known policy: %s", got)
+	}
+	// A project without a policy (404, as the server answers today): default.
+	cfg.URL = srv.url()
+	cfg.Project = "other"
+	if got := decide("git push"); got != "ask" {
+		t.Errorf("default policy for git push: %s", got)
+	}
+}
+
+// TestGuardClaims: with --guard-claims, an edit of a path another session
+// has claimed is denied, naming the holder; the session's own claims and
+// unclaimed paths pass; without the server's answer nothing is denied.
+func TestGuardClaims(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	srv := newTestServer(t)
+	repo := filepath.Join(t.TempDir(), "demo")
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	repo, _ = filepath.EvalSymlinks(repo)
+
+	// Bob's session holds a claim on internal/auth/.
+	var bobTok struct {
+		Token string `json:"token"`
+	}
+	srv.call("POST", "/v1/tokens", testAdminToken, map[string]string{"project": testProject, "actor": "bob"}, &bobTok)
+	var bob logbook.Session
+	srv.call("POST", "/v1/sessions", bobTok.Token, map[string]any{"project": testProject, "harness": "codex",
+		"harness_session_id": "bob-1", "goal": "Rework login"}, &bob)
+	srv.call("POST", "/v1/claims", bobTok.Token, map[string]any{"session_id": bob.ID, "subject": "internal/auth/"}, nil)
+
+	cfg := srv.config(t) // the project is "demo", as the repository's folder is named
+	cfg.Project = ""
+	cfg.GuardClaims = true
+	edit := func(path string) []byte {
+		return payload(t, map[string]any{"session_id": "s1", "hook_event_name": EventPreToolUse, "cwd": repo,
+			"tool_name": "Edit", "tool_use_id": "toolu_" + filepath.Base(path),
+			"tool_input": map[string]any{"file_path": filepath.Join(repo, path), "old_string": "a", "new_string": "b"}})
+	}
+	// This session's own claim on mine.go.
+	runClaude(t, cfg, payload(t, map[string]any{"session_id": "s1", "hook_event_name": EventSessionStart, "cwd": repo}))
+	mine := srv.session("s1").Session.ID
+	srv.call("POST", "/v1/claims", srv.token, map[string]any{"session_id": mine, "subject": "mine.go"}, nil)
+
+	stdout, stderr := runClaude(t, cfg, edit("internal/auth/login.go"))
+	a := answerOf(t, stdout)
+	if a.PermissionDecision != "deny" || !strings.Contains(a.PermissionDecisionReason, "internal/auth/login.go") ||
+		!strings.Contains(a.PermissionDecisionReason, bob.ID) || !strings.Contains(a.PermissionDecisionReason, "bob") ||
+		!strings.Contains(a.PermissionDecisionReason, "Rework login") {
+		t.Errorf("answer %+v (stderr %q), want a deny naming the path, bob, his session and its title", a, stderr)
+	}
+	for _, path := range []string{"mine.go", "free.go"} {
+		if stdout, stderr := runClaude(t, cfg, edit(path)); stdout != "" || stderr != "" {
+			t.Errorf("edit of %s: answer %q (stderr %q), want none", path, stdout, stderr)
+		}
+	}
+	cfg.GuardClaims = false
+	if stdout, _ := runClaude(t, cfg, edit("internal/auth/login.go")); stdout != "" {
+		t.Errorf("without --guard-claims: answer %q, want none", stdout)
+	}
+	// With the server down the guard says why on stderr and denies nothing.
+	srv.stop()
+	cfg.GuardClaims = true
+	stdout, stderr = runClaude(t, cfg, edit("internal/auth/login.go"))
+	if stdout != "" || !strings.Contains(stderr, "claims guard skipped") {
+		t.Errorf("server down: stdout %q stderr %q; want no answer and a note", stdout, stderr)
+	}
+}

@@ -1,0 +1,183 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/client"
+	"github.com/logbookhq/logbook/internal/logbook"
+)
+
+// maxBatchBytes bounds the JSON of one batch of entries, well under the
+// server's 8 MiB request limit.
+const maxBatchBytes = 2 << 20
+
+// sender delivers records to the server. It remembers the logbook id of
+// each session it started during one run, so a run of records for one
+// session costs one start and one append.
+type sender struct {
+	api   *client.Client
+	spool *Spool
+	ids   map[string]string // SessionSpec JSON → logbook session id
+}
+
+func newSender(api *client.Client, spool *Spool) *sender {
+	return &sender{api: api, spool: spool, ids: map[string]string{}}
+}
+
+// deliver is a DeliverFunc. Consecutive records of one session go as one
+// batch; when a batch is refused for good, its records are sent one by one
+// so that only the faulty one is set aside.
+func (s *sender) deliver(ctx context.Context, recs []Record) (int, []Rejected, error) {
+	var rejected []Rejected
+	for i := 0; i < len(recs); {
+		j := batchEnd(recs, i)
+		err := s.send(ctx, recs[i:j])
+		switch {
+		case err == nil:
+		case !permanent(err):
+			return i, rejected, err
+		case j-i == 1:
+			rejected = append(rejected, rejection(recs[i], err))
+		default:
+			for k := i; k < j; k++ {
+				if err := s.send(ctx, recs[k:k+1]); err != nil {
+					if !permanent(err) {
+						return k, rejected, err
+					}
+					rejected = append(rejected, rejection(recs[k], err))
+				}
+			}
+		}
+		i = j
+	}
+	return len(recs), rejected, nil
+}
+
+// batchEnd returns the end of the batch that starts at recs[i]: the
+// records after it of the same session, up to one that ends the session,
+// within the server's batch limits.
+func batchEnd(recs []Record, i int) int {
+	first, _ := json.Marshal(recs[i].Session)
+	entries, size := 0, 0
+	j := i
+	for ; j < len(recs); j++ {
+		spec, _ := json.Marshal(recs[j].Session)
+		raw, _ := json.Marshal(recs[j].Entries)
+		if j > i && (string(spec) != string(first) ||
+			entries+len(recs[j].Entries) > logbook.MaxBatch || size+len(raw) > maxBatchBytes) {
+			break
+		}
+		entries += len(recs[j].Entries)
+		size += len(raw)
+		if recs[j].End != nil {
+			return j + 1
+		}
+	}
+	return j
+}
+
+// send delivers records of one session: start it, append their entries
+// and touches in one batch, and end it when the last record says so.
+func (s *sender) send(ctx context.Context, recs []Record) error {
+	id, err := s.resolve(ctx, recs[0].Session)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Entries []logbook.Entry `json:"entries"`
+		Touched []Touch         `json:"touched,omitempty"`
+	}
+	for _, r := range recs {
+		body.Entries = append(body.Entries, r.Entries...)
+		body.Touched = append(body.Touched, r.Touched...)
+	}
+	if len(body.Entries) > 0 {
+		if _, err := s.api.Do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/entries", body, nil); err != nil {
+			return err
+		}
+	}
+	if end := recs[len(recs)-1].End; end != nil {
+		if _, err := s.api.Do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/end", end, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startRequest is the body of POST /v1/sessions.
+type startRequest struct {
+	Project          string `json:"project,omitempty"`
+	Harness          string `json:"harness"`
+	HarnessSessionID string `json:"harness_session_id"`
+	ParentID         string `json:"parent_id,omitempty"`
+	Model            string `json:"model,omitempty"`
+	AgentType        string `json:"agent_type,omitempty"`
+	Branch           string `json:"branch,omitempty"`
+	HeadCommit       string `json:"head_commit,omitempty"`
+}
+
+// resolve starts the session spec names (its parent first), once per run,
+// and returns its logbook id. Starting is idempotent on the server and
+// refreshes the session's fields, so doing it again in the next run is a
+// heartbeat, not a second session.
+func (s *sender) resolve(ctx context.Context, spec SessionSpec) (string, error) {
+	raw, _ := json.Marshal(spec)
+	if id, ok := s.ids[string(raw)]; ok {
+		return id, nil
+	}
+	req := startRequest{
+		Project: spec.Project, Harness: spec.Harness, HarnessSessionID: spec.HarnessSessionID,
+		Model: spec.Model, AgentType: spec.AgentType, Branch: spec.Branch, HeadCommit: spec.HeadCommit,
+	}
+	if spec.Parent != nil {
+		parentID, err := s.resolve(ctx, *spec.Parent)
+		if err != nil {
+			return "", err
+		}
+		req.ParentID = parentID
+	}
+	var sess struct {
+		ID string `json:"id"`
+	}
+	if _, err := s.api.Do(ctx, http.MethodPost, "/v1/sessions", req, &sess); err != nil {
+		return "", err
+	}
+	if sess.ID == "" {
+		return "", errors.New("the server started a session but sent no id; is LOGBOOK_URL a logbook server?")
+	}
+	s.ids[string(raw)] = sess.ID
+	if s.spool != nil {
+		s.spool.rememberID(spec, sess.ID)
+	}
+	return sess.ID, nil
+}
+
+// permanent reports whether the server refused a request for good: a 4xx
+// answer other than 408 and 429 (try again later) and 401 (the token is
+// missing or wrong: the record is fine, the configuration is not, so it
+// waits in the spool until LOGBOOK_TOKEN is fixed).
+func permanent(err error) bool {
+	var p *client.Problem
+	if !errors.As(err, &p) {
+		return false
+	}
+	switch p.Status {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusUnauthorized:
+		return false
+	}
+	return p.Status >= 400 && p.Status < 500
+}
+
+func rejection(r Record, err error) Rejected {
+	out := Rejected{Record: r, Error: err.Error(), At: time.Now().UTC()}
+	var p *client.Problem
+	if errors.As(err, &p) {
+		out.Status = p.Status
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package hook
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// gitTimeout bounds each git call; git answers rev-parse in a few
+// milliseconds, so this only matters on a hung file system.
+const gitTimeout = 200 * time.Millisecond
+
+// GitInfo is what git says of a working directory. Every field is empty
+// when the directory is not in a git work tree or git is not installed.
+type GitInfo struct {
+	TopLevel string // absolute path of the work tree's top folder
+	Branch   string // "" on a detached HEAD
+	Head     string // the HEAD commit; "" before the first commit
+}
+
+// gitLookup asks git about dir, in one git process when the repository
+// has a commit (two otherwise).
+func gitLookup(ctx context.Context, dir string) GitInfo {
+	if dir == "" {
+		return GitInfo{}
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return GitInfo{}
+	}
+	run := func(args ...string) []string {
+		ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, git, append([]string{"-C", dir}, args...)...).Output()
+		if err != nil {
+			return nil
+		}
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	var info GitInfo
+	if lines := run("rev-parse", "--show-toplevel", "HEAD", "--abbrev-ref", "HEAD"); len(lines) == 3 {
+		info = GitInfo{TopLevel: lines[0], Head: lines[1], Branch: lines[2]}
+	} else if lines := run("rev-parse", "--show-toplevel"); len(lines) == 1 && lines[0] != "" {
+		// A repository without commits: no HEAD yet, but maybe a branch name.
+		info.TopLevel = lines[0]
+		if branch := run("symbolic-ref", "--short", "HEAD"); len(branch) == 1 {
+			info.Branch = branch[0]
+		}
+	}
+	if info.Branch == "HEAD" { // detached
+		info.Branch = ""
+	}
+	return info
+}
+
+// projectName is the project a session belongs to: the configured one,
+// else the name of the git top-level folder, else "" (the server then
+// uses the token's project).
+func projectName(configured string, g GitInfo) string {
+	if configured != "" {
+		return configured
+	}
+	if g.TopLevel != "" {
+		return filepath.Base(g.TopLevel)
+	}
+	return ""
+}
+
+// relativePath is path relative to the work tree's top folder when it lies
+// inside it (the form other sessions and claims use), else path cleaned.
+func relativePath(path, cwd string, g GitInfo) string {
+	if path == "" {
+		return ""
+	}
+	if !filepath.IsAbs(path) && cwd != "" {
+		path = filepath.Join(cwd, path)
+	}
+	path = filepath.Clean(path)
+	if g.TopLevel != "" {
+		if rel, err := filepath.Rel(g.TopLevel, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return path
+}

@@ -1,0 +1,294 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/testdb"
+)
+
+// The callers of the authorization matrix: no token, a token of another
+// project (same actor name, so only the project tells them apart), another
+// actor of the session's project, the actor that owns the session, and the
+// admin token.
+const (
+	noToken = iota
+	otherProject
+	otherActor
+	owner
+	admin
+	callers
+)
+
+var callerNames = [callers]string{"no token", "other project", "other actor", "owner", "admin"}
+
+// authzFixture is what one matrix cell acts on, all made by the owner in
+// project demo and unique to the cell, so cells cannot disturb each other.
+type authzFixture struct {
+	session, claim, agent, task, subject string
+}
+
+// Secrets the fixture stores. They must never appear in an error body.
+const (
+	secretGoal    = "SECRET-GOAL rebuild the payroll ledger"
+	secretEntry   = "SECRET-ENTRY the database password is hunter2"
+	secretTask    = "SECRET-TASK migrate payroll"
+	secretSubject = "secret-subject/"
+)
+
+// authzRoute is one row of the matrix: a route, the request that exercises
+// it, and the status each caller must get.
+type authzRoute struct {
+	pattern string // as registered in api.go
+	path    func(f authzFixture) string
+	body    func(f authzFixture) string
+	want    [callers]int
+}
+
+// The statuses the rules give. Reads are open to every token of the
+// project and the admin; a session, its plan and its claims are changed by
+// their owner only (the admin too gets 403 there: it is another actor),
+// except that the admin may delete a session; another project's session
+// is 404 (not 403: its existence is not revealed); naming another project
+// is 403; tokens and policies are the admin's.
+var (
+	readProject   = [callers]int{401, 403, 200, 200, 200}
+	readSession   = [callers]int{401, 404, 200, 200, 200}
+	writeSession  = [callers]int{401, 404, 403, 200, 403}
+	adminOnly     = [callers]int{401, 403, 403, 403, 201}
+	projectCreate = [callers]int{401, 403, 201, 201, 201}
+)
+
+func authzRoutes() []authzRoute {
+	static := func(s string) func(authzFixture) string { return func(authzFixture) string { return s } }
+	none := static("")
+	return []authzRoute{
+		{"GET /healthz", static("/healthz"), none, [callers]int{200, 200, 200, 200, 200}},
+		{"POST /v1/tokens", static("/v1/tokens"), static(`{"project":"demo","actor":"mallory"}`), adminOnly},
+
+		{"POST /v1/sessions", static("/v1/sessions"), static(`{"project":"demo","harness":"h"}`), projectCreate},
+		{"GET /v1/sessions", static("/v1/sessions?project=demo"), none, readProject},
+		{"GET /v1/sessions/{id}", func(f authzFixture) string { return "/v1/sessions/" + f.session + "?all=true" }, none, readSession},
+		{"PATCH /v1/sessions/{id}", func(f authzFixture) string { return "/v1/sessions/" + f.session }, static(`{"branch":"b"}`), writeSession},
+		{"DELETE /v1/sessions/{id}", func(f authzFixture) string { return "/v1/sessions/" + f.session }, none,
+			[callers]int{401, 404, 403, 200, 200}},
+		{"POST /v1/sessions/{id}/entries", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/entries" },
+			static(`{"entries":[{"kind":"note","text":"n"}]}`), writeSession},
+		{"POST /v1/sessions/{id}/end", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/end" },
+			static(`{"outcome":"success"}`), writeSession},
+		{"POST /v1/sessions/{id}/compact", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/compact" },
+			static(`{"entries":[{"kind":"summary","text":"s"}]}`), writeSession},
+		{"PUT /v1/sessions/{id}/plan", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/plan" },
+			static(`{"steps":[{"text":"one"}]}`), writeSession},
+		{"PATCH /v1/sessions/{id}/plan/{n}", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/plan/1" },
+			static(`{"status":"done"}`), writeSession},
+		{"POST /v1/sessions/{id}/goal", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/goal" },
+			static(`{"goal":"another goal"}`), writeSession},
+		{"GET /v1/sessions/{id}/tool_calls", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/tool_calls" }, none, readSession},
+		{"GET /v1/tool_calls", static("/v1/tool_calls?project=demo"), none, readProject},
+		{"GET /v1/stats", static("/v1/stats?project=demo&by=outcome"), none, readProject},
+		{"GET /v1/commits/{sha}/sessions", static("/v1/commits/abc1234/sessions?project=demo"), none, readProject},
+
+		{"POST /v1/claims", static("/v1/claims"), func(f authzFixture) string {
+			return `{"session_id":"` + f.session + `","subject":"` + f.subject + `other.go"}`
+		}, [callers]int{401, 404, 403, 201, 403}},
+		{"GET /v1/claims", static("/v1/claims?project=demo"), none, readProject},
+		{"DELETE /v1/claims/{id}", func(f authzFixture) string { return "/v1/claims/" + f.claim }, none, [callers]int{401, 404, 403, 200, 403}},
+
+		{"GET /v1/events", static("/v1/events?project=demo&after=latest"), none, readProject},
+
+		{"POST /v1/classify", static("/v1/classify"), static(`{"project":"demo","command":"ls -la"}`), readProject},
+		{"GET /v1/projects/{project}/policy", static("/v1/projects/demo/policy"), none, readProject},
+		{"PUT /v1/projects/{project}/policy", static("/v1/projects/demo/policy"), static(`{"read_only":"allow"}`),
+			[callers]int{401, 403, 403, 403, 200}},
+
+		// An agent belongs to the project, and every token of the project
+		// may read it, get its current session and set its rotation
+		// policy; but its session belongs to the actor that started it, so
+		// rotating it and handing it tasks (writes to that session) are
+		// the owner's.
+		{"POST /v1/agents/{agent}/session", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/session?project=demo" }, none,
+			[callers]int{401, 403, 200, 200, 200}},
+		{"POST /v1/agents/{agent}/rotate", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/rotate" },
+			static(`{"project":"demo","reason":"matrix"}`), [callers]int{401, 403, 403, 201, 403}},
+		{"GET /v1/agents/{agent}", func(f authzFixture) string { return "/v1/agents/" + f.agent + "?project=demo" }, none, readProject},
+		{"PUT /v1/agents/{agent}/rotation_policy", func(f authzFixture) string {
+			return "/v1/agents/" + f.agent + "/rotation_policy?project=demo"
+		}, static(`{"max_age":"24h"}`), readProject},
+		{"POST /v1/agents/{agent}/tasks", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/tasks?project=demo" },
+			static(`{"task_id":"another","text":"do another thing"}`), [callers]int{401, 403, 403, 201, 403}},
+		{"GET /v1/agents/{agent}/tasks", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/tasks?project=demo" }, none, readProject},
+		{"GET /v1/tasks/{task_id}", func(f authzFixture) string { return "/v1/tasks/" + f.task + "?project=demo" }, none, readProject},
+		{"POST /v1/notes", static("/v1/notes"), static(`{"project":"demo","subject":"payroll","text":"a note"}`), readProject},
+	}
+}
+
+// TestAuthzMatrix sends every route as every kind of caller and checks the
+// status, and that no error body shows what the caller may not see.
+func TestAuthzMatrix(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := service.New(testdb.SQLite(t), service.Options{Logger: quiet})
+	if _, err := svc.EnsureAdminToken(context.Background(), adminToken); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	// The matrix makes hundreds of requests a second with one token.
+	httpapi.New(mux, svc, quiet, httpapi.Options{RateLimit: -1})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	c := &client{t: t, url: srv.URL}
+
+	alice := c.token("demo", "alice")
+	tokens := [callers]string{
+		noToken:      "",
+		otherProject: c.token("other", "alice"),
+		otherActor:   c.token("demo", "bob"),
+		owner:        alice,
+		admin:        adminToken,
+	}
+
+	n := 0
+	newFixture := func() authzFixture {
+		n++
+		f := authzFixture{agent: fmt.Sprintf("agent-%d", n), task: fmt.Sprintf("task-%d", n), subject: fmt.Sprintf("%s%d/", secretSubject, n)}
+		f.session = c.do("POST", "/v1/sessions", alice, map[string]any{"project": "demo", "harness": "h",
+			"harness_session_id": "fx-" + strconv.Itoa(n), "goal": secretGoal}).expect(t, 201).body["id"].(string)
+		c.do("POST", "/v1/sessions/"+f.session+"/entries", alice, map[string]any{"entries": []map[string]any{
+			{"kind": "prompt", "text": secretEntry},
+			{"kind": "tool_call", "tool": "Bash", "tool_call_id": "t1", "payload": map[string]string{"command": secretEntry}},
+			{"kind": "tool_result", "tool_call_id": "t1", "text": secretEntry},
+		}}).expect(t, 200)
+		c.do("PUT", "/v1/sessions/"+f.session+"/plan", alice, `{"steps":[{"text":"step one"},{"text":"step two"}]}`).expect(t, 200)
+		f.claim = c.do("POST", "/v1/claims", alice, map[string]any{"session_id": f.session, "subject": f.subject}).expect(t, 201).body["id"].(string)
+		c.do("POST", "/v1/agents/"+f.agent+"/tasks?project=demo", alice, map[string]string{"task_id": f.task, "text": secretTask}).expect(t, 201)
+		return f
+	}
+
+	routes := authzRoutes()
+	for _, route := range routes {
+		method, _, _ := strings.Cut(route.pattern, " ")
+		for who := range callers {
+			t.Run(route.pattern+"/"+callerNames[who], func(t *testing.T) {
+				f := newFixture()
+				path := route.path(f)
+				status, header, body := authzDo(t, srv.URL, method, path, tokens[who], route.body(f))
+				if status != route.want[who] {
+					t.Errorf("%s %s as %s: status %d, want %d; body %s", method, path, callerNames[who], status, route.want[who], body)
+				}
+				if status >= 400 {
+					if ct := header.Get("Content-Type"); ct != "application/problem+json" {
+						t.Errorf("error with content type %q, want a problem document", ct)
+					}
+					for _, secret := range []string{secretGoal, secretEntry, secretTask, secretSubject, alice, tokens[otherActor], adminToken} {
+						if strings.Contains(body, secret) {
+							t.Errorf("the %d body shows %q: %s", status, secret, body)
+						}
+					}
+				}
+				if who == otherProject && status < 400 && route.pattern != "GET /healthz" {
+					t.Errorf("a token of another project got %d", status)
+				}
+				for _, tok := range tokens {
+					if tok != "" && strings.Contains(body, tok) {
+						t.Errorf("the body shows a bearer token: %s", body)
+					}
+				}
+			})
+		}
+	}
+
+	// Every route of the matrix is one the mux serves under that pattern,
+	// and every route api.go registers has a row.
+	listed := map[string]bool{}
+	for _, route := range routes {
+		listed[route.pattern] = true
+		method, _, _ := strings.Cut(route.pattern, " ")
+		req := httptest.NewRequest(method, route.path(authzFixture{session: "s", claim: "c", agent: "a", task: "t"}), nil)
+		if _, pattern := mux.Handler(req); pattern != route.pattern {
+			t.Errorf("matrix row %q is served by pattern %q", route.pattern, pattern)
+		}
+	}
+	for _, pattern := range registeredPatterns(t) {
+		if !listed[pattern] {
+			t.Errorf("route %q is registered in api.go but has no row in the authorization matrix", pattern)
+		}
+	}
+}
+
+// authzDo sends one request. An event stream is closed once its headers
+// arrive.
+func authzDo(t *testing.T, base, method, path, token, body string) (int, http.Header, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var reader io.Reader
+	if body != "" {
+		reader = strings.NewReader(body)
+	}
+	req, _ := http.NewRequestWithContext(ctx, method, base+path, reader)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	if res.Header.Get("Content-Type") == "text/event-stream" {
+		return res.StatusCode, res.Header, ""
+	}
+	raw, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, string(raw)
+}
+
+// registeredPatterns reads api.go and returns the patterns it registers:
+// the string literal first argument of every v1(...), mux.Handle(...) and
+// mux.HandleFunc(...) call, but the catch-all "/v1/".
+func registeredPatterns(t *testing.T) []string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), "api.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		var name string
+		switch fn := call.Fun.(type) {
+		case *ast.Ident:
+			name = fn.Name
+		case *ast.SelectorExpr:
+			name = fn.Sel.Name
+		}
+		lit, ok := call.Args[0].(*ast.BasicLit)
+		if (name != "v1" && name != "Handle" && name != "HandleFunc") || !ok || lit.Kind != token.STRING {
+			return true
+		}
+		if pattern, err := strconv.Unquote(lit.Value); err == nil && pattern != "/v1/" {
+			patterns = append(patterns, pattern)
+		}
+		return true
+	})
+	sort.Strings(patterns)
+	if len(patterns) < 30 {
+		t.Fatalf("found only %d route patterns in api.go: %v", len(patterns), patterns)
+	}
+	return patterns
+}

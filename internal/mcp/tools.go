@@ -1,0 +1,349 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/logbookhq/logbook/internal/classify"
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/service"
+)
+
+// instructions tell an agent, when it connects, how the tools fit together.
+const instructions = `logbook records your session so people and other agents can see what you did and why you stopped.
+Call start_session first (pass harness and harness_session_id so that a repeat returns the same session) and keep its id.
+Call set_goal with what you are trying to do: it answers with earlier partial or failed attempts at the same thing; read them.
+Before running a shell command, call classify_command and follow its decision: allow runs, ask means ask the user first, deny means do not run it.
+Claim a file, folder, issue or branch before changing it, so other agents stay off it.
+Record prompts, messages, tool calls and results as you go; keep your plan current with plan.
+When you finish or stop, call complete_task with the outcome and what was done.`
+
+// register adds logbook's tools to s. Annotations say what each does to
+// the ledger (none reaches outside it, so none is open-world):
+//
+//   - read-only: classify_command, list_sessions, get_session;
+//   - additive and idempotent: start_session (on harness_session_id),
+//     set_goal, claim (claiming again renews);
+//   - additive, not idempotent: record (a repeat without keys records again);
+//   - destructive and idempotent: plan (replaces the steps), release (hands
+//     the subject to others), complete_task (ends the session for good).
+func (ts *toolset) register(s *sdk.Server) {
+	add(s, ts, &sdk.Tool{Name: "start_session", Title: "Start a session", Annotations: writes(false, true), Description: `Start your session in the logbook before you work, and keep the id it returns: every other tool takes it.
+Calling again with the same harness and harness_session_id returns the same session (reopened if it had ended), with the fields you give applied, so a retry is safe.
+For a subagent, pass parent_id. Returns the session.`}, startSession)
+
+	add(s, ts, &sdk.Tool{Name: "set_goal", Title: "Set the goal", Annotations: writes(false, true), Description: `Say what your session is trying to do.
+Answers {session, prior}: prior lists the project's partial and failed sessions of the last day on a similar goal or the same issue, pull or subject, with their result and blocker.
+Read them before you start, to pick up the thread instead of repeating what failed.`}, setGoal)
+
+	add(s, ts, &sdk.Tool{Name: "record", Title: "Record entries", Annotations: writes(false, false), Description: `Record what happened in your session, in order: prompts, messages, tool calls and their results, notes, summaries.
+At most 500 entries a call; they are numbered after the session's last one.
+Give an entry a key to make a retry safe: an entry whose key the session already has is skipped and counted as a duplicate.
+touched lists the files you edited and commands you ran. Returns {recorded, duplicates, last_seq}.`}, record)
+
+	add(s, ts, &sdk.Tool{Name: "plan", Title: "Set the plan", Annotations: writes(true, true), Description: `Keep your session's plan current.
+Give steps to replace the whole plan (numbered from 1; a step without a status is pending),
+or give step (a step's number) and status to change that one step.
+Statuses: pending, running, done, skipped, failed. Returns {plan}.`}, plan)
+
+	add(s, ts, &sdk.Tool{Name: "classify_command", Title: "Classify a shell command", Annotations: readOnly(), Description: `Before you run a shell command, ask how risky it is and what the project's policy decides.
+decision is allow (run it), ask (ask the user first) or deny (do not run it).
+The command is parsed, never run. Returns {class, decision, reasons, commands}: the same verdict the API and the Claude Code hook give.`}, classifyCommand)
+
+	add(s, ts, &sdk.Tool{Name: "claim", Title: "Claim a subject", Annotations: writes(false, true), Description: `Claim what you are about to change so other agents stay off it: a file path, a folder (ending in /), issue:12, pull:7, branch:NAME, or any name.
+The claim lasts ttl_minutes (default 30, at most 1440); each write to your session renews it, and ending the session releases it. Claiming again renews it.
+When another session holds the subject (or a folder around it) the call fails naming the holder and until when: work on something else, or wait.
+Returns the claim; keep its id for release.`}, claim)
+
+	add(s, ts, &sdk.Tool{Name: "release", Title: "Release a claim", Annotations: writes(true, true), Description: `Release a claim you hold, so others may take its subject. Releasing again does nothing. Returns the claim.`}, release)
+
+	add(s, ts, &sdk.Tool{Name: "complete_task", Title: "Complete the task", Annotations: writes(true, true), Description: `End your session when the task is done or you stop: outcome success, partial or failed, and result saying what was done.
+For partial and failed, give blocker when you know why you stopped (approval_timeout, user_abandoned, classifier_overreach, model_refusal, tool_error, rate_limited, context_exhausted, unknown); without one it is derived from your last assistant message.
+Pending and running plan steps close (done on success, skipped otherwise), your claims are released and subagents still going end.
+The session then takes no more entries. Returns the session.`}, completeTask)
+
+	add(s, ts, &sdk.Tool{Name: "list_sessions", Title: "List sessions", Annotations: readOnly(), Description: `List a project's sessions, most recently seen first, with their outcome, blocker and counters.
+Every filter is optional and they combine. Returns {sessions, next_cursor}; pass next_cursor as cursor for the next page.`}, listSessions)
+
+	add(s, ts, &sdk.Tool{Name: "get_session", Title: "Read a session", Annotations: readOnly(), Description: `Read a session: its fields, up to 500 entries after after_seq (call again with next_after_seq to read on), its subagents, plan, links, touched files and claims.`}, getSession)
+}
+
+// readOnly annotates a tool that changes nothing.
+func readOnly() *sdk.ToolAnnotations {
+	closed := false
+	return &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &closed}
+}
+
+// writes annotates a tool that changes the ledger.
+func writes(destructive, idempotent bool) *sdk.ToolAnnotations {
+	closed := false
+	return &sdk.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &closed}
+}
+
+// ref is an issue or pull request number, which agents send as 12 or "12".
+type ref string
+
+func (r *ref) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err == nil {
+		*r = ref(n.String())
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("expected an issue or pull request number")
+	}
+	*r = ref(strings.TrimPrefix(strings.TrimSpace(s), "#"))
+	return nil
+}
+
+// ptr returns a pointer to r as a string, for logbook.SessionFields.
+func (r ref) ptr() *string {
+	s := string(r)
+	return &s
+}
+
+type startInput struct {
+	Project          string `json:"project,omitempty" jsonschema:"the project; leave out for your token's project"`
+	Harness          string `json:"harness,omitempty" jsonschema:"what runs you: claude-code, codex, or your own agent's name"`
+	HarnessSessionID string `json:"harness_session_id,omitempty" jsonschema:"your harness's own id for this run; starting again with the same harness and id returns the same session"`
+	ParentID         string `json:"parent_id,omitempty" jsonschema:"for a subagent: the logbook id of the session that started it"`
+	Title            string `json:"title,omitempty" jsonschema:"a short title; the goal is used when set"`
+	Goal             string `json:"goal,omitempty" jsonschema:"what the session is trying to do, in a sentence"`
+	Task             string `json:"task,omitempty" jsonschema:"the task as it was given"`
+	Prompt           string `json:"prompt,omitempty" jsonschema:"the user's first prompt"`
+	Model            string `json:"model,omitempty" jsonschema:"the model, e.g. claude-sonnet-4-5"`
+	AgentType        string `json:"agent_type,omitempty" jsonschema:"for a subagent: its type, e.g. Explore"`
+	Agent            string `json:"agent,omitempty" jsonschema:"the named long-lived agent this session belongs to, e.g. engineer-1"`
+	Issue            ref    `json:"issue,omitempty" jsonschema:"the issue the session works on, e.g. 12"`
+	Pull             ref    `json:"pull,omitempty" jsonschema:"the pull request the session works on, e.g. 7"`
+	Branch           string `json:"branch,omitempty" jsonschema:"the git branch"`
+	HeadCommit       string `json:"head_commit,omitempty" jsonschema:"the git commit checked out"`
+	Subject          string `json:"subject,omitempty" jsonschema:"what the session works on when it is not an issue or pull: a path, a host, a ticket"`
+}
+
+func startSession(ctx context.Context, l Ledger, in startInput) (logbook.Session, error) {
+	// Blank fields are dropped by StartSession, so a repeated start with
+	// fewer fields keeps what an earlier one said.
+	return l.StartSession(ctx, service.StartParams{
+		Project: in.Project, Harness: in.Harness, HarnessSessionID: in.HarnessSessionID, ParentID: in.ParentID,
+		Fields: logbook.SessionFields{
+			Title: &in.Title, Goal: &in.Goal, Task: &in.Task, Prompt: &in.Prompt, Model: &in.Model,
+			AgentType: &in.AgentType, Agent: &in.Agent, Issue: in.Issue.ptr(), Pull: in.Pull.ptr(),
+			Branch: &in.Branch, HeadCommit: &in.HeadCommit, Subject: &in.Subject,
+		},
+	})
+}
+
+type goalInput struct {
+	SessionID string `json:"session_id" jsonschema:"the id of your session, as start_session returned it"`
+	Goal      string `json:"goal" jsonschema:"what the session is trying to do, in a sentence"`
+}
+
+func setGoal(ctx context.Context, l Ledger, in goalInput) (service.GoalResult, error) {
+	return l.SetGoal(ctx, in.SessionID, in.Goal)
+}
+
+type recordInput struct {
+	SessionID string       `json:"session_id" jsonschema:"the id of your session, as start_session returned it"`
+	Entries   []entryInput `json:"entries,omitempty" jsonschema:"the entries, in the order they happened; at most 500"`
+	Touched   []touchInput `json:"touched,omitempty" jsonschema:"files edited and commands run since the last call"`
+}
+
+type entryInput struct {
+	Kind       logbook.Kind   `json:"kind" jsonschema:"prompt, message, tool_call, tool_result, note, skill, summary or compaction"`
+	Role       string         `json:"role,omitempty" jsonschema:"for a message: user, assistant or system"`
+	Text       string         `json:"text,omitempty" jsonschema:"what was said, or the tool's output"`
+	Tool       string         `json:"tool,omitempty" jsonschema:"for a tool call: the tool's name, e.g. Bash"`
+	ToolCallID string         `json:"tool_call_id,omitempty" jsonschema:"pairs a tool_result with its tool_call"`
+	Payload    any            `json:"payload,omitempty" jsonschema:"any JSON: a tool call's input, a result's details"`
+	Commit     string         `json:"commit,omitempty" jsonschema:"a git commit the entry made"`
+	Key        string         `json:"key,omitempty" jsonschema:"an idempotency key: an entry whose key the session already has is skipped"`
+	Usage      *logbook.Usage `json:"usage,omitempty" jsonschema:"the tokens the model call used"`
+}
+
+type touchInput struct {
+	Kind  string `json:"kind,omitempty" jsonschema:"file (the default) or command"`
+	Value string `json:"value" jsonschema:"the file path, or the command line"`
+}
+
+func record(ctx context.Context, l Ledger, in recordInput) (service.AppendResult, error) {
+	batch := service.Batch{Entries: make([]logbook.Entry, len(in.Entries)), Touched: make([]logbook.Touch, len(in.Touched))}
+	for i, e := range in.Entries {
+		batch.Entries[i] = logbook.Entry{Kind: e.Kind, Role: e.Role, Text: e.Text, Tool: e.Tool, ToolCallID: e.ToolCallID,
+			Commit: e.Commit, Key: e.Key, Usage: e.Usage}
+		if e.Payload != nil {
+			raw, err := json.Marshal(e.Payload) // it was decoded from JSON: it encodes again
+			if err != nil {
+				return service.AppendResult{}, logbook.Invalid(fmt.Sprintf("entries[%d].payload", i), "%v", err)
+			}
+			batch.Entries[i].Payload = raw
+		}
+	}
+	for i, t := range in.Touched {
+		batch.Touched[i] = logbook.Touch{Kind: t.Kind, Value: t.Value}
+	}
+	return l.AppendEntries(ctx, in.SessionID, batch)
+}
+
+type planInput struct {
+	SessionID string      `json:"session_id" jsonschema:"the id of your session, as start_session returned it"`
+	Steps     []stepInput `json:"steps,omitempty" jsonschema:"the whole plan, in order, replacing the one before; [] clears it"`
+	Step      int         `json:"step,omitempty" jsonschema:"the number of the one step to change (from 1), with status"`
+	Status    string      `json:"status,omitempty" jsonschema:"the new status of step: pending, running, done, skipped or failed"`
+}
+
+type stepInput struct {
+	Text   string `json:"text" jsonschema:"what the step does"`
+	Status string `json:"status,omitempty" jsonschema:"pending (the default), running, done, skipped or failed"`
+}
+
+// planAnswer is what plan answers, and the API too: the session's plan
+// after the change.
+type planAnswer struct {
+	Plan []logbook.PlanStep `json:"plan"`
+}
+
+func plan(ctx context.Context, l Ledger, in planInput) (planAnswer, error) {
+	var steps []logbook.PlanStep
+	var err error
+	switch {
+	case in.Steps != nil && in.Step != 0:
+		return planAnswer{}, logbook.Invalid("step", "give steps to replace the plan, or step and status to change one step, not both")
+	case in.Steps != nil:
+		input := make([]service.StepInput, len(in.Steps))
+		for i, s := range in.Steps {
+			input[i] = service.StepInput{Text: s.Text, Status: logbook.StepStatus(s.Status)}
+		}
+		steps, err = l.SetPlan(ctx, in.SessionID, input)
+	case in.Step > 0:
+		steps, err = l.UpdatePlanStep(ctx, in.SessionID, in.Step, logbook.StepStatus(in.Status))
+	case in.Step < 0:
+		return planAnswer{}, logbook.Invalid("step", "steps are numbered from 1")
+	default:
+		return planAnswer{}, logbook.Invalid("steps", "give steps to replace the plan, or step and status to change one step")
+	}
+	return planAnswer{Plan: steps}, err
+}
+
+type classifyInput struct {
+	Command string `json:"command" jsonschema:"the shell command line, exactly as it would run"`
+	Project string `json:"project,omitempty" jsonschema:"the project whose policy decides; leave out for your token's project"`
+}
+
+func classifyCommand(ctx context.Context, l Ledger, in classifyInput) (classify.Verdict, error) {
+	return l.Classify(ctx, in.Project, in.Command)
+}
+
+type claimInput struct {
+	SessionID  string `json:"session_id" jsonschema:"the id of your session, as start_session returned it"`
+	Subject    string `json:"subject" jsonschema:"what to claim: a file path, a folder ending in /, issue:12, pull:7, branch:NAME, or any name"`
+	TTLMinutes int    `json:"ttl_minutes,omitempty" jsonschema:"how long the claim lasts without a write to the session, in minutes: 1 to 1440, default 30"`
+}
+
+func claim(ctx context.Context, l Ledger, in claimInput) (logbook.Claim, error) {
+	return l.Claim(ctx, service.ClaimParams{SessionID: in.SessionID, Subject: in.Subject, TTLMinutes: in.TTLMinutes})
+}
+
+type releaseInput struct {
+	ClaimID string `json:"claim_id" jsonschema:"the id of the claim, as claim returned it"`
+}
+
+func release(ctx context.Context, l Ledger, in releaseInput) (logbook.Claim, error) {
+	return l.Release(ctx, in.ClaimID)
+}
+
+type completeInput struct {
+	SessionID string `json:"session_id" jsonschema:"the id of your session, as start_session returned it"`
+	Outcome   string `json:"outcome" jsonschema:"success, partial or failed"`
+	Result    string `json:"result" jsonschema:"what was done, and for partial or failed what is left, in a few sentences"`
+	Blocker   string `json:"blocker,omitempty" jsonschema:"why you stopped, for partial or failed: approval_timeout, user_abandoned, classifier_overreach, model_refusal, tool_error, rate_limited, context_exhausted or unknown; derived when left out"`
+}
+
+func completeTask(ctx context.Context, l Ledger, in completeInput) (logbook.Session, error) {
+	return l.EndSession(ctx, in.SessionID, service.EndParams{
+		Outcome: logbook.Outcome(in.Outcome), Result: in.Result, Blocker: logbook.Blocker(in.Blocker)})
+}
+
+type listInput struct {
+	Project string `json:"project,omitempty" jsonschema:"the project; leave out for your token's project"`
+	State   string `json:"state,omitempty" jsonschema:"active, idle or ended"`
+	Outcome string `json:"outcome,omitempty" jsonschema:"success, partial or failed"`
+	Blocker string `json:"blocker,omitempty" jsonschema:"approval_timeout, user_abandoned, classifier_overreach, model_refusal, tool_error, rate_limited, context_exhausted or unknown"`
+	Harness string `json:"harness,omitempty" jsonschema:"only sessions of this harness, e.g. claude-code"`
+	Agent   string `json:"agent,omitempty" jsonschema:"only sessions of this named agent"`
+	Issue   ref    `json:"issue,omitempty" jsonschema:"only sessions on this issue (attached or named as #12)"`
+	Pull    ref    `json:"pull,omitempty" jsonschema:"only sessions on this pull request"`
+	Path    string `json:"path,omitempty" jsonschema:"only sessions that touched this file, or a file under this folder when it ends in /"`
+	Since   string `json:"since,omitempty" jsonschema:"only sessions started since: a time (2026-11-30T12:00:00Z) or a duration back from now (36h, 7d)"`
+	Query   string `json:"q,omitempty" jsonschema:"words that must all appear in the title or goal"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"sessions per page: 1 to 200, default 50"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+func listSessions(ctx context.Context, l Ledger, in listInput) (service.SessionPage, error) {
+	if in.Limit < 0 {
+		return service.SessionPage{}, logbook.Invalid("limit", "give a limit from 1 to %d", logbook.MaxPageSize)
+	}
+	p := service.ListParams{Project: in.Project, Limit: in.Limit, Cursor: in.Cursor}
+	f := &p.Filter
+	f.Harness, f.Agent, f.Query = in.Harness, in.Agent, in.Query
+	f.Issue, f.Pull = string(in.Issue), string(in.Pull)
+	f.Path = logbook.NormalizeSubject(in.Path)
+	if f.State = logbook.State(in.State); f.State != "" && f.State != logbook.StateActive && f.State != logbook.StateIdle && f.State != logbook.StateEnded {
+		return service.SessionPage{}, logbook.Invalid("state", "%q is not a state; use active, idle or ended", in.State)
+	}
+	if f.Outcome = logbook.Outcome(in.Outcome); f.Outcome != "" && !f.Outcome.Valid() {
+		return service.SessionPage{}, logbook.Invalid("outcome", "%q is not an outcome; use success, partial or failed", in.Outcome)
+	}
+	if f.Blocker = logbook.Blocker(in.Blocker); f.Blocker != "" && !f.Blocker.Valid() {
+		return service.SessionPage{}, logbook.Invalid("blocker", "%q is not a blocker; use one of %v", in.Blocker, logbook.Blockers)
+	}
+	var err error
+	if f.Since, err = parseSince(in.Since, time.Now()); err != nil {
+		return service.SessionPage{}, err
+	}
+	return l.ListSessions(ctx, p)
+}
+
+// parseSince reads a time in RFC 3339, or a duration back from now: a Go
+// duration (36h, 90m) or days (7d). Empty is the zero time.
+func parseSince(v string, now time.Time) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	var d time.Duration
+	var err error
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		var n float64
+		n, err = strconv.ParseFloat(days, 64)
+		d = time.Duration(n * 24 * float64(time.Hour))
+	} else {
+		d, err = time.ParseDuration(v)
+	}
+	if err != nil || d < 0 {
+		return time.Time{}, logbook.Invalid("since", "%q is not a time; write RFC 3339 (2026-11-30T12:00:00Z) or a duration back from now (36h, 7d)", v)
+	}
+	return now.Add(-d), nil
+}
+
+type getInput struct {
+	SessionID string `json:"session_id" jsonschema:"the id of the session, as start_session or list_sessions returned it"`
+	AfterSeq  int64  `json:"after_seq,omitempty" jsonschema:"read the entries after this number: 0 (the default) from the start, next_after_seq to read on"`
+}
+
+func getSession(ctx context.Context, l Ledger, in getInput) (service.SessionView, error) {
+	if in.AfterSeq < 0 {
+		return service.SessionView{}, logbook.Invalid("after_seq", "give 0 to read from the start, or next_after_seq to read on")
+	}
+	return l.GetSession(ctx, in.SessionID, in.AfterSeq)
+}

@@ -1,0 +1,123 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/service"
+)
+
+// Options tune Handler. Zero values take the defaults.
+type Options struct {
+	// PriorWindow is how far back set_goal looks for earlier attempts
+	// (default 24 hours); give it the value the HTTP API has.
+	PriorWindow time.Duration
+}
+
+// Handler serves the MCP tools over streamable HTTP, for logbook serve to
+// mount at /mcp. It takes the same bearer tokens as /v1: a request without
+// a valid one gets a 401 problem document, and each tool call acts as the
+// caller of the token that came with it.
+//
+// It is stateless (no MCP session is kept between requests), so any
+// replica may answer any request.
+func Handler(svc *service.Service, log *slog.Logger, opts Options) http.Handler {
+	log = orDiscard(log)
+	server := newServer(func(req *sdk.CallToolRequest) (Ledger, error) {
+		caller, ok := callerOf(req)
+		if !ok {
+			return nil, errors.New("this call came without a bearer token; send Authorization: Bearer TOKEN")
+		}
+		return serviceLedger{svc: svc, caller: caller, priorWindow: opts.PriorWindow, log: log}, nil
+	}, log)
+	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server },
+		&sdk.StreamableHTTPOptions{Stateless: true, Logger: log, MaxRequestBodyBytes: logbook.MaxRequestLen})
+	// auth.RequireBearerToken is how the SDK hands a token's identity to
+	// tool calls (CallToolRequest.Extra.TokenInfo); authenticate checks the
+	// token first, so that a bad one gets the same answer as on /v1.
+	withCaller := auth.RequireBearerToken(callerTokenInfo, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+	return authenticate(svc, log, withCaller(streamable))
+}
+
+// ServeStdio serves the MCP tools on ledger over a newline-delimited
+// JSON-RPC stream (a harness's pipes to logbook mcp) until the client
+// closes it or ctx ends.
+func ServeStdio(ctx context.Context, ledger Ledger, in io.Reader, out io.Writer, log *slog.Logger) error {
+	server := newServer(func(*sdk.CallToolRequest) (Ledger, error) { return ledger, nil }, log)
+	return server.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+}
+
+// orDiscard is log, or a logger that discards when log is nil.
+func orDiscard(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return log
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// callerKey is the request context key of the caller authenticate found.
+type callerKey struct{}
+
+// callerExtra is the TokenInfo.Extra key of the caller.
+const callerExtra = "logbook.caller"
+
+// authenticate lets through requests with a valid bearer token, their
+// caller in the context, and answers the others as /v1 does: 401 with a
+// problem document.
+func authenticate(svc *service.Service, log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		caller, err := svc.Authenticate(r.Context(), token)
+		switch {
+		case errors.Is(err, logbook.ErrUnauthorized):
+			w.Header().Set("WWW-Authenticate", `Bearer realm="logbook"`)
+			detail := strings.TrimSuffix(err.Error(), ": "+logbook.ErrUnauthorized.Error())
+			writeProblem(w, http.StatusUnauthorized, "Unauthorized", detail)
+		case err != nil:
+			log.ErrorContext(r.Context(), "mcp authentication failed", "err", err)
+			writeProblem(w, http.StatusInternalServerError, "Internal error", "the server could not complete this request; it was logged")
+		default:
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, caller)))
+		}
+	})
+}
+
+// callerTokenInfo is the token verifier of auth.RequireBearerToken: the
+// token was checked by authenticate, whose caller it passes on.
+func callerTokenInfo(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+	caller, ok := ctx.Value(callerKey{}).(service.Caller)
+	if !ok {
+		return nil, auth.ErrInvalidToken
+	}
+	return &auth.TokenInfo{Extra: map[string]any{callerExtra: caller}}, nil
+}
+
+// callerOf returns the caller a tool call came from over HTTP.
+func callerOf(req *sdk.CallToolRequest) (service.Caller, bool) {
+	if req.Extra == nil || req.Extra.TokenInfo == nil {
+		return service.Caller{}, false
+	}
+	caller, ok := req.Extra.TokenInfo.Extra[callerExtra].(service.Caller)
+	return caller, ok
+}
+
+// writeProblem answers with an RFC 9457 problem document, as /v1 does.
+func writeProblem(w http.ResponseWriter, status int, title, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"type": "about:blank", "title": title, "status": status, "detail": detail})
+}

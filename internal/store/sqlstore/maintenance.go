@@ -1,0 +1,124 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+)
+
+// ErrBackupPostgres is what Backup answers on PostgreSQL, whose own tools
+// take a consistent copy of a live database.
+var ErrBackupPostgres = errors.New(`logbook does not copy a PostgreSQL database itself; use pg_dump, which takes a consistent snapshot while logbook runs:
+  pg_dump --format=custom --file=PATH "postgres://USER@HOST:5432/DB"
+and restore it into an empty database with:
+  pg_restore --no-owner --dbname="postgres://USER@HOST:5432/NEWDB" PATH`)
+
+func (e executor) TokenRevoke(ctx context.Context, idOrHash string, at time.Time) (logbook.Token, error) {
+	var t logbook.Token
+	var created int64
+	var revoked sql.NullInt64
+	err := e.q.QueryRowContext(ctx, `UPDATE tokens SET revoked_at = $2 WHERE (id = $1 OR hash = $1) AND revoked_at IS NULL
+		RETURNING id, hash, project, actor, admin, created_at, revoked_at`, idOrHash, micros(at)).
+		Scan(&t.ID, &t.Hash, &t.Project, &t.Actor, &t.Admin, &created, &revoked)
+	t.CreatedAt, t.RevokedAt = fromMicros(created), fromNullMicros(revoked)
+	return t, e.interpretError(err, "revoking token")
+}
+
+func (e executor) TokenRevokeActor(ctx context.Context, project, actor string, at time.Time) (int64, error) {
+	res, err := e.q.ExecContext(ctx, `UPDATE tokens SET revoked_at = $3 WHERE project = $1 AND actor = $2 AND NOT admin AND revoked_at IS NULL`,
+		project, actor, micros(at))
+	if err != nil {
+		return 0, e.interpretError(err, "revoking tokens")
+	}
+	n, err := res.RowsAffected()
+	return n, e.interpretError(err, "revoking tokens")
+}
+
+func (e executor) Backup(ctx context.Context, path string) error {
+	if e.d.Name != "sqlite" {
+		return ErrBackupPostgres
+	}
+	if _, ok := e.q.(*sql.DB); !ok {
+		return errors.New("a backup cannot run inside a transaction")
+	}
+	// VACUUM INTO reads one consistent snapshot (other connections keep
+	// writing meanwhile, thanks to WAL) and writes a compact copy.
+	if _, err := e.q.ExecContext(ctx, `VACUUM INTO $1`, path); err != nil {
+		return fmt.Errorf("error backing up the database to %s: %w", path, err)
+	}
+	return nil
+}
+
+func (e executor) SessionPruneEnded(ctx context.Context, before time.Time, limit int) (map[string]int64, error) {
+	roots, err := e.prunableRoots(ctx, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	deleted := map[string]int64{"sessions": 0}
+	for _, id := range roots {
+		n, err := e.SessionDeleteTree(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		for table, rows := range n {
+			deleted[table] += rows
+		}
+	}
+	return deleted, nil
+}
+
+// prunableRoots finds up to limit top-level sessions that ended before
+// before, with every subagent of their tree ended before it too, oldest
+// first, project by project (so each query uses the index on
+// (project, closed_at)). On PostgreSQL the roots are locked, so a late
+// heartbeat that revives one either waits for the deletion or, when it
+// commits first, keeps its session out of it.
+func (e executor) prunableRoots(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	rows, err := e.q.QueryContext(ctx, `SELECT name FROM projects ORDER BY name`)
+	if err != nil {
+		return nil, e.interpretError(err, "listing projects")
+	}
+	var projects []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return nil, e.interpretError(err, "listing projects")
+		}
+		projects = append(projects, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, e.interpretError(err, "listing projects")
+	}
+	var roots []string
+	for _, project := range projects {
+		if len(roots) >= limit {
+			break
+		}
+		rows, err := e.q.QueryContext(ctx, `SELECT id FROM sessions s
+			WHERE project = $1 AND closed_at < $2 AND status = 'ended' AND parent_id = ''
+			AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.root_id = s.id AND (c.status <> 'ended' OR c.closed_at IS NULL OR c.closed_at >= $2))
+			ORDER BY closed_at, id LIMIT $3`+e.d.ForUpdate, project, micros(before), limit-len(roots))
+		if err != nil {
+			return nil, e.interpretError(err, "finding ended sessions")
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, e.interpretError(err, "finding ended sessions")
+			}
+			roots = append(roots, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, e.interpretError(err, "finding ended sessions")
+		}
+	}
+	return roots, nil
+}

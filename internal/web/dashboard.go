@@ -1,0 +1,155 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/service"
+)
+
+// What the dashboard shows.
+const (
+	chartDays   = 14                 // days of outcomes
+	filesWindow = 7 * 24 * time.Hour // how far back the busiest files look
+	activeShown = 12                 // active sessions listed
+)
+
+// dashboardPage is the data of the dashboard view.
+type dashboardPage struct {
+	Active     []logbook.Session
+	ActiveMore bool // more active sessions than are listed
+	Claims     []logbook.Claim
+	Outcomes   stackedChart
+	Blockers   barChart
+	Files      []fileBar
+	// Totals over the chart's days, by outcome ("" for not ended).
+	Totals map[string]int64
+	Days   int
+	// Empty is true when the project has no session at all.
+	Empty bool
+	Setup setupHelp
+}
+
+// fileBar is one of the busiest files, with its share of the busiest.
+type fileBar struct {
+	logbook.Touch
+	Percent  int
+	Sessions string // the sessions list of those that touched it
+}
+
+// showDashboard shows a project at a glance: what runs and what is
+// claimed now, outcomes and blockers of the last days, the busiest files.
+// ?part=now draws only the "now" panels, for the live refresh.
+func (h *handler) showDashboard(w http.ResponseWriter, r *http.Request, v viewer) {
+	if v.Project == "" {
+		h.renderChooseProject(w, r, v, "dashboard")
+		return
+	}
+	ctx := r.Context()
+	data := dashboardPage{Days: chartDays, Setup: newSetupHelp(r, v.Project)}
+	active, err := h.svc.ListSessions(ctx, v.Caller, service.ListParams{Project: v.Project,
+		Filter: logbook.SessionFilter{State: logbook.StateActive}, Limit: activeShown})
+	if err != nil {
+		h.renderError(w, r, v, err)
+		return
+	}
+	data.Active, data.ActiveMore = active.Sessions, active.NextCursor != ""
+	if data.Claims, err = h.svc.Claims(ctx, v.Caller, service.ClaimsParams{Project: v.Project}); err != nil {
+		h.renderError(w, r, v, err)
+		return
+	}
+	if r.URL.Query().Get("part") == "now" {
+		h.renderPart(w, r, "dashboard", "now", v.page("", "", data))
+		return
+	}
+	if err := h.fillCharts(ctx, v, &data); err != nil {
+		h.renderError(w, r, v, err)
+		return
+	}
+	h.render(w, r, http.StatusOK, "dashboard", v.page(v.Project, "dashboard", data))
+}
+
+// fillCharts reads the statistics behind the charts and the busiest files.
+func (h *handler) fillCharts(ctx context.Context, v viewer, data *dashboardPage) error {
+	days, err := h.dailyOutcomes(ctx, v, chartDays, time.Now())
+	if err != nil {
+		return err
+	}
+	data.Outcomes = outcomeChart(days)
+	data.Totals = map[string]int64{}
+	for _, d := range days {
+		for o, n := range d.Counts {
+			data.Totals[string(o)] += n
+		}
+	}
+	blockers, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: days[0].Day, By: logbook.ByBlocker})
+	if err != nil {
+		return err
+	}
+	data.Blockers = blockerChart(blockers, func(b string) string {
+		return v.projectURL("/sessions", with(nil, "blocker", b, "since", days[0].Day.Format(time.DateOnly)))
+	})
+	files, err := h.svc.BusiestFiles(ctx, v.Caller, v.Project, time.Now().Add(-filesWindow), 10)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		bar := fileBar{Touch: f, Percent: 100, Sessions: v.projectURL("/sessions", with(nil, "path", f.Value, "subagents", "on"))}
+		if files[0].Count > 0 {
+			bar.Percent = max(2, int(100*f.Count/files[0].Count))
+		}
+		data.Files = append(data.Files, bar)
+	}
+	if len(data.Active) == 0 && data.Outcomes.Total == 0 {
+		all, err := h.svc.ListSessions(ctx, v.Caller, service.ListParams{Project: v.Project, Limit: 1,
+			Filter: logbook.SessionFilter{Subagents: true}})
+		if err != nil {
+			return err
+		}
+		data.Empty = len(all.Sessions) == 0
+	}
+	return nil
+}
+
+// dailyOutcomes counts the sessions started on each of the last n UTC
+// days by outcome. The service counts sessions started since a time, so
+// day i is what started since day i less what started since day i+1: n
+// grouped counts, each on the project's started_at index.
+func (h *handler) dailyOutcomes(ctx context.Context, v viewer, n int, now time.Time) ([]dayOutcomes, error) {
+	today := now.UTC().Truncate(24 * time.Hour)
+	days := make([]dayOutcomes, n)
+	next := map[logbook.Outcome]int64{} // started since the following day
+	for i := n - 1; i >= 0; i-- {
+		day := today.AddDate(0, 0, i-n+1)
+		rows, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: day, By: logbook.ByOutcome})
+		if err != nil {
+			return nil, err
+		}
+		since := map[logbook.Outcome]int64{}
+		for _, r := range rows {
+			since[logbook.Outcome(r.Key)] = r.Sessions
+		}
+		counts := map[logbook.Outcome]int64{}
+		for o, total := range since {
+			if d := total - next[o]; d > 0 {
+				counts[o] = d
+			}
+		}
+		days[i] = dayOutcomes{Day: day, Counts: counts}
+		next = since
+	}
+	return days, nil
+}
+
+// chooseProjectPage is the data of the project chooser, for the admin
+// token, which names no project.
+type chooseProjectPage struct {
+	Path string // where the form goes: the page that asked
+}
+
+// renderChooseProject asks the admin which project to look at.
+func (h *handler) renderChooseProject(w http.ResponseWriter, r *http.Request, v viewer, nav string) {
+	h.render(w, r, http.StatusOK, "choose_project", v.page("Choose a project", nav, chooseProjectPage{Path: r.URL.Path}))
+}
