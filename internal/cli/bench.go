@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -38,6 +39,7 @@ func benchCmd(ctx context.Context, env Env, args []string) int {
 	entriesPer := fs.Int("entries-per-session", 20, "with --seed: entries per session on average")
 	read := fs.Bool("read", false, "instead of load: time the read paths on --db (filled with --seed)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook bench [flags]
 
@@ -58,6 +60,19 @@ Flags:
 		return parseExit(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *seed > 0 || *read {
 		if *db == "" {
 			fmt.Fprintln(env.Stderr, "logbook bench: --seed and --read need --db (a SQLite path or a postgres:// URL)")
@@ -95,6 +110,9 @@ Flags:
 		}
 		defer st.Close()
 		svc := service.New(st, service.Options{Logger: log})
+		runCtx, stopService := context.WithCancel(ctx)
+		defer stopService()
+		go svc.Run(runCtx)
 		cfg.Token, err = svc.CreateToken(ctx, service.Caller{Actor: "admin", Admin: true}, cfg.Project, "bench")
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)

@@ -84,6 +84,7 @@ Flags:
 		return 1
 	}
 
+	go svc.Run(ctx)
 	go sweep(ctx, svc, *retention, log)
 	go func() {
 		if err := svc.Listen(ctx); err != nil {

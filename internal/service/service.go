@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -46,6 +47,8 @@ type Service struct {
 	nowFunc func() time.Time
 	log     *slog.Logger
 	hub     hub
+	// committer, once Run starts it, groups concurrent write transactions.
+	committer atomic.Pointer[committer]
 }
 
 // New returns a Service on st.
@@ -65,6 +68,22 @@ func New(st store.Store, opts Options) *Service {
 		s.log = slog.Default()
 	}
 	return s
+}
+
+// Run starts the service's background work and blocks until ctx ends: on
+// a single-writer engine (SQLite), the group committer that coalesces
+// concurrent writes into shared transactions. Without Run every write is
+// a transaction of its own, which is correct but slower.
+func (s *Service) Run(ctx context.Context) {
+	if !s.store.SingleWriter() {
+		<-ctx.Done()
+		return
+	}
+	c := newCommitter(s.store, s.hub.wake)
+	s.committer.Store(c)
+	c.run(ctx)
+	s.committer.Store(nil)          // from now on each write commits on its own
+	c.drain(100 * time.Millisecond) // and the ones already queued are answered
 }
 
 // Store returns the store the service runs on.
@@ -116,8 +135,13 @@ func (w *work) emit(project, typ, sessionID string, at time.Time, data any) {
 }
 
 // inTx runs fn in a transaction, writes the events it emitted and commits
-// when fn succeeds; followers are woken after the commit.
+// when fn succeeds; followers are woken after the commit. On a single-writer
+// engine, concurrent calls share transactions (group commit) once Run has
+// started the committer.
 func (s *Service) inTx(ctx context.Context, fn func(tx *work) error) error {
+	if c := s.committer.Load(); c != nil {
+		return c.do(ctx, fn)
+	}
 	tx, err := s.store.Begin(ctx)
 	if err != nil {
 		return err

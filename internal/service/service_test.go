@@ -41,8 +41,15 @@ func setup(t *testing.T, e testdb.Engine) *bundle {
 	t.Helper()
 	st := e.Open(t)
 	clk := &clock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	svc := service.New(st, service.Options{NowFunc: clk.Now})
+	// As logbook serve runs it: on SQLite, concurrent writes share
+	// transactions (group commit).
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { svc.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 	return &bundle{
-		svc:   service.New(st, service.Options{NowFunc: clk.Now}),
+		svc:   svc,
 		st:    st,
 		clock: clk,
 		alice: service.Caller{Actor: "alice", Project: "p"},

@@ -32,6 +32,11 @@ type Store interface {
 	// Engine names the engine: "sqlite" or "postgres".
 	Engine() string
 
+	// SingleWriter reports whether the engine commits one transaction at a
+	// time (SQLite). The service then coalesces concurrent writes into
+	// shared transactions (group commit) instead of queueing them.
+	SingleWriter() bool
+
 	// Listen calls wake whenever another process commits events, until ctx
 	// ends or the database cannot be reached (it reconnects). On SQLite,
 	// where one process writes, it returns at once.
@@ -48,6 +53,15 @@ type Tx interface {
 	Executor
 	Commit() error
 	Rollback() error
+
+	// Savepoint marks a point RollbackToSavepoint returns to, so a group
+	// of requests sharing one transaction can undo one of them. Savepoints
+	// are not nested: each is released or rolled back before the next.
+	Savepoint(ctx context.Context) error
+	// RollbackToSavepoint undoes everything since Savepoint and releases it.
+	RollbackToSavepoint(ctx context.Context) error
+	// ReleaseSavepoint keeps everything since Savepoint.
+	ReleaseSavepoint(ctx context.Context) error
 }
 
 // Executor holds the queries, usable on a Store or inside a Tx.

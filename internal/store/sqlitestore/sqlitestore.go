@@ -70,6 +70,8 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		Name:              "sqlite",
 		ForUpdate:         "",
 		IsUniqueViolation: isUniqueViolation,
+		SingleWriter:      true,
+		CacheStatements:   true,
 	}), nil
 }
 

@@ -9,13 +9,13 @@ import (
 )
 
 func (e executor) AgentRotationInsert(ctx context.Context, project, agent string, r logbook.Rotation) error {
-	_, err := e.q.ExecContext(ctx, `INSERT INTO agent_rotations (project, agent, at, reason, from_session_id, to_session_id)
+	_, err := e.exec(ctx, `INSERT INTO agent_rotations (project, agent, at, reason, from_session_id, to_session_id)
 		VALUES ($1, $2, $3, $4, $5, $6)`, project, agent, micros(r.At), r.Reason, r.FromSessionID, r.ToSessionID)
 	return e.interpretError(err, "recording rotation")
 }
 
 func (e executor) AgentRotationList(ctx context.Context, project, agent string) ([]logbook.Rotation, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT at, reason, from_session_id, to_session_id FROM agent_rotations
+	rows, err := e.query(ctx, `SELECT at, reason, from_session_id, to_session_id FROM agent_rotations
 		WHERE project = $1 AND agent = $2 ORDER BY at, to_session_id`, project, agent)
 	if err != nil {
 		return nil, e.interpretError(err, "listing rotations")
@@ -45,11 +45,11 @@ func scanTask(row rowScanner) (logbook.Task, error) {
 }
 
 func (e executor) TaskGet(ctx context.Context, project, taskID string) (logbook.Task, error) {
-	t, err := scanTask(e.q.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM agent_tasks WHERE project = $1 AND task_id = $2`, project, taskID))
+	t, err := scanTask(e.queryRow(ctx, `SELECT `+taskColumns+` FROM agent_tasks WHERE project = $1 AND task_id = $2`, project, taskID))
 	if err != nil {
 		return t, e.interpretError(err, "reading task")
 	}
-	rows, err := e.q.QueryContext(ctx, `SELECT session_id FROM task_sessions WHERE project = $1 AND task_id = $2 ORDER BY since, session_id`, project, taskID)
+	rows, err := e.query(ctx, `SELECT session_id FROM task_sessions WHERE project = $1 AND task_id = $2 ORDER BY since, session_id`, project, taskID)
 	if err != nil {
 		return t, e.interpretError(err, "reading task sessions")
 	}
@@ -65,7 +65,7 @@ func (e executor) TaskGet(ctx context.Context, project, taskID string) (logbook.
 }
 
 func (e executor) TaskUpsert(ctx context.Context, t *logbook.Task) error {
-	_, err := e.q.ExecContext(ctx, `INSERT INTO agent_tasks (`+taskColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	_, err := e.exec(ctx, `INSERT INTO agent_tasks (`+taskColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (project, task_id) DO UPDATE SET agent = $3, title = $4, text = $5, active_session_id = $6, updated_at = $8`,
 		t.Project, t.ID, t.Agent, t.Title, t.Text, t.ActiveSessionID, micros(t.CreatedAt), micros(t.UpdatedAt))
 	if err != nil {
@@ -75,13 +75,13 @@ func (e executor) TaskUpsert(ctx context.Context, t *logbook.Task) error {
 }
 
 func (e executor) taskSessionRecord(ctx context.Context, project, taskID, sessionID string, at time.Time) error {
-	_, err := e.q.ExecContext(ctx, `INSERT INTO task_sessions (project, task_id, session_id, since) VALUES ($1, $2, $3, $4)
+	_, err := e.exec(ctx, `INSERT INTO task_sessions (project, task_id, session_id, since) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (project, task_id, session_id) DO NOTHING`, project, taskID, sessionID, micros(at))
 	return e.interpretError(err, "recording task session")
 }
 
 func (e executor) TaskList(ctx context.Context, project, agent string) ([]logbook.Task, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT `+taskColumns+` FROM agent_tasks WHERE project = $1 AND agent = $2 ORDER BY created_at, task_id`, project, agent)
+	rows, err := e.query(ctx, `SELECT `+taskColumns+` FROM agent_tasks WHERE project = $1 AND agent = $2 ORDER BY created_at, task_id`, project, agent)
 	if err != nil {
 		return nil, e.interpretError(err, "listing tasks")
 	}
@@ -98,7 +98,7 @@ func (e executor) TaskList(ctx context.Context, project, agent string) ([]logboo
 }
 
 func (e executor) TaskMoveAgent(ctx context.Context, project, agent, sessionID string, now time.Time) (int64, error) {
-	res, err := e.q.ExecContext(ctx, `UPDATE agent_tasks SET active_session_id = $3, updated_at = $4 WHERE project = $1 AND agent = $2`,
+	res, err := e.exec(ctx, `UPDATE agent_tasks SET active_session_id = $3, updated_at = $4 WHERE project = $1 AND agent = $2`,
 		project, agent, sessionID, micros(now))
 	if err != nil {
 		return 0, e.interpretError(err, "moving tasks")
@@ -107,7 +107,7 @@ func (e executor) TaskMoveAgent(ctx context.Context, project, agent, sessionID s
 	if err != nil {
 		return 0, e.interpretError(err, "moving tasks")
 	}
-	_, err = e.q.ExecContext(ctx, `INSERT INTO task_sessions (project, task_id, session_id, since)
+	_, err = e.exec(ctx, `INSERT INTO task_sessions (project, task_id, session_id, since)
 		SELECT project, task_id, $3, $4 FROM agent_tasks WHERE project = $1 AND agent = $2
 		ON CONFLICT (project, task_id, session_id) DO NOTHING`, project, agent, sessionID, micros(now))
 	return n, e.interpretError(err, "recording moved tasks")
@@ -117,10 +117,10 @@ func (e executor) SessionListLinked(ctx context.Context, project, kind, ref stri
 	var rows *sql.Rows
 	var err error
 	if kind == "subject" {
-		rows, err = e.q.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
+		rows, err = e.query(ctx, `SELECT `+sessionColumns+` FROM sessions
 			WHERE project = $1 AND subject = $2 AND status = 'active' ORDER BY started_at, id`, project, ref)
 	} else {
-		rows, err = e.q.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
+		rows, err = e.query(ctx, `SELECT `+sessionColumns+` FROM sessions
 			WHERE project = $1 AND status = 'active' AND id IN (SELECT session_id FROM links WHERE project = $1 AND kind = $2 AND ref = $3)
 			ORDER BY started_at, id`, project, kind, ref)
 	}
@@ -131,7 +131,7 @@ func (e executor) SessionListLinked(ctx context.Context, project, kind, ref stri
 }
 
 func (e executor) SkillList(ctx context.Context, rootID string) ([]string, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT DISTINCT text FROM entries WHERE kind = 'skill' AND text <> '' AND session_id IN
+	rows, err := e.query(ctx, `SELECT DISTINCT text FROM entries WHERE kind = 'skill' AND text <> '' AND session_id IN
 		(SELECT id FROM sessions WHERE id = $1 OR root_id = $1) ORDER BY text`, rootID)
 	if err != nil {
 		return nil, e.interpretError(err, "listing skills")
@@ -154,7 +154,7 @@ func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]
 	// walking parent_id).
 	tree := []string{id}
 	for i := 0; i < len(tree); i++ {
-		rows, err := e.q.QueryContext(ctx, `SELECT id FROM sessions WHERE parent_id = $1 AND parent_id <> ''`, tree[i])
+		rows, err := e.query(ctx, `SELECT id FROM sessions WHERE parent_id = $1 AND parent_id <> ''`, tree[i])
 		if err != nil {
 			return nil, e.interpretError(err, "finding subagents")
 		}
@@ -171,7 +171,7 @@ func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]
 	deleted := map[string]int64{}
 	for _, table := range []string{"entries", "plan_steps", "claims", "touches", "links", "events", "task_sessions"} {
 		for _, sid := range tree {
-			res, err := e.q.ExecContext(ctx, `DELETE FROM `+table+` WHERE session_id = $1`, sid)
+			res, err := e.exec(ctx, `DELETE FROM `+table+` WHERE session_id = $1`, sid)
 			if err != nil {
 				return nil, e.interpretError(err, "deleting "+table)
 			}
@@ -180,7 +180,7 @@ func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]
 		}
 	}
 	for i := len(tree) - 1; i >= 0; i-- { // children before parents
-		res, err := e.q.ExecContext(ctx, `DELETE FROM sessions WHERE id = $1`, tree[i])
+		res, err := e.exec(ctx, `DELETE FROM sessions WHERE id = $1`, tree[i])
 		if err != nil {
 			return nil, e.interpretError(err, "deleting session")
 		}

@@ -12,7 +12,7 @@ import (
 
 func (e executor) ProjectLock(ctx context.Context, project string) error {
 	var name string
-	err := e.q.QueryRowContext(ctx, `SELECT name FROM projects WHERE name = $1`+e.d.ForUpdate, project).Scan(&name)
+	err := e.queryRow(ctx, `SELECT name FROM projects WHERE name = $1`+e.d.ForUpdate, project).Scan(&name)
 	return e.interpretError(err, "locking project")
 }
 
@@ -21,7 +21,7 @@ func (e executor) SweepLock(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	var won bool
-	err := e.q.QueryRowContext(ctx, e.d.TryLockSQL).Scan(&won)
+	err := e.queryRow(ctx, e.d.TryLockSQL).Scan(&won)
 	return won, e.interpretError(err, "taking the sweep lock")
 }
 
@@ -37,18 +37,18 @@ func scanClaim(row rowScanner, extra ...any) (logbook.Claim, error) {
 }
 
 func (e executor) ClaimInsert(ctx context.Context, c *logbook.Claim) error {
-	_, err := e.q.ExecContext(ctx, `INSERT INTO claims (id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at)
+	_, err := e.exec(ctx, `INSERT INTO claims (id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, c.Project, c.SessionID, c.Actor, c.Subject, c.TTLSeconds, micros(c.CreatedAt), micros(c.ExpiresAt))
 	return e.interpretError(err, "storing claim")
 }
 
 func (e executor) ClaimGet(ctx context.Context, id string) (logbook.Claim, error) {
-	c, err := scanClaim(e.q.QueryRowContext(ctx, `SELECT `+claimColumns+` FROM claims c WHERE c.id = $1`, id))
+	c, err := scanClaim(e.queryRow(ctx, `SELECT `+claimColumns+` FROM claims c WHERE c.id = $1`, id))
 	return c, e.interpretError(err, "reading claim")
 }
 
 func (e executor) ClaimUpdate(ctx context.Context, c *logbook.Claim) error {
-	res, err := e.q.ExecContext(ctx, `UPDATE claims SET ttl_seconds = $2, expires_at = $3, released_at = $4, release_reason = $5 WHERE id = $1`,
+	res, err := e.exec(ctx, `UPDATE claims SET ttl_seconds = $2, expires_at = $3, released_at = $4, release_reason = $5 WHERE id = $1`,
 		c.ID, c.TTLSeconds, micros(c.ExpiresAt), nullMicros(c.ReleasedAt), c.ReleaseReason)
 	if err != nil {
 		return e.interpretError(err, "updating claim")
@@ -73,7 +73,7 @@ func (e executor) ClaimList(ctx context.Context, p store.ClaimListParams) ([]log
 			" OR (SUBSTR(c.subject, LENGTH(c.subject), 1) = '/' AND SUBSTR(" + s + ", 1, LENGTH(c.subject)) = c.subject)" +
 			" OR (SUBSTR(" + s + ", LENGTH(" + s + "), 1) = '/' AND SUBSTR(c.subject, 1, LENGTH(" + s + ")) = " + s + "))")
 	}
-	rows, err := e.q.QueryContext(ctx, `SELECT `+claimColumns+`, s.title FROM claims c JOIN sessions s ON s.id = c.session_id
+	rows, err := e.query(ctx, `SELECT `+claimColumns+`, s.title FROM claims c JOIN sessions s ON s.id = c.session_id
 		WHERE `+q.whereSQL()+` ORDER BY c.created_at, c.id`, q.args...)
 	if err != nil {
 		return nil, e.interpretError(err, "listing claims")
@@ -103,13 +103,13 @@ func collectClaims(e executor, rows *sql.Rows, withTitle bool) ([]logbook.Claim,
 }
 
 func (e executor) ClaimRenew(ctx context.Context, sessionID string, now time.Time) error {
-	_, err := e.q.ExecContext(ctx, `UPDATE claims SET expires_at = $2 + ttl_seconds * 1000000
+	_, err := e.exec(ctx, `UPDATE claims SET expires_at = $2 + ttl_seconds * 1000000
 		WHERE session_id = $1 AND released_at IS NULL AND expires_at < $2 + ttl_seconds * 1000000`, sessionID, micros(now))
 	return e.interpretError(err, "renewing claims")
 }
 
 func (e executor) ClaimReleaseSession(ctx context.Context, sessionID, reason string, now time.Time) ([]logbook.Claim, error) {
-	rows, err := e.q.QueryContext(ctx, `UPDATE claims SET released_at = $2, release_reason = $3
+	rows, err := e.query(ctx, `UPDATE claims SET released_at = $2, release_reason = $3
 		WHERE session_id = $1 AND released_at IS NULL
 		RETURNING id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, released_at, release_reason`,
 		sessionID, micros(now), reason)
@@ -120,7 +120,7 @@ func (e executor) ClaimReleaseSession(ctx context.Context, sessionID, reason str
 }
 
 func (e executor) ClaimExpire(ctx context.Context, now time.Time) ([]logbook.Claim, error) {
-	rows, err := e.q.QueryContext(ctx, `UPDATE claims SET released_at = expires_at, release_reason = $2
+	rows, err := e.query(ctx, `UPDATE claims SET released_at = expires_at, release_reason = $2
 		WHERE released_at IS NULL AND expires_at <= $1
 		RETURNING id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, released_at, release_reason`,
 		micros(now), logbook.ReleaseExpired)
@@ -132,7 +132,7 @@ func (e executor) ClaimExpire(ctx context.Context, now time.Time) ([]logbook.Cla
 
 func (e executor) TouchUpsert(ctx context.Context, sessionID, project string, touches []logbook.Touch) error {
 	for _, t := range touches {
-		_, err := e.q.ExecContext(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES ($1, $2, $3, $4, $5, 1)
+		_, err := e.exec(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES ($1, $2, $3, $4, $5, 1)
 			ON CONFLICT (session_id, kind, value) DO UPDATE SET count = touches.count + 1`,
 			sessionID, project, t.Kind, t.Value, micros(t.FirstAt))
 		if err != nil {
@@ -143,7 +143,7 @@ func (e executor) TouchUpsert(ctx context.Context, sessionID, project string, to
 }
 
 func (e executor) TouchList(ctx context.Context, sessionID string) ([]logbook.Touch, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT kind, value, first_at, count FROM touches WHERE session_id = $1 ORDER BY first_at, value`, sessionID)
+	rows, err := e.query(ctx, `SELECT kind, value, first_at, count FROM touches WHERE session_id = $1 ORDER BY first_at, value`, sessionID)
 	if err != nil {
 		return nil, e.interpretError(err, "listing touches")
 	}
@@ -151,7 +151,7 @@ func (e executor) TouchList(ctx context.Context, sessionID string) ([]logbook.To
 }
 
 func (e executor) TouchTop(ctx context.Context, project string, since time.Time, limit int) ([]logbook.Touch, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT kind, value, MIN(first_at), SUM(count) FROM touches
+	rows, err := e.query(ctx, `SELECT kind, value, MIN(first_at), SUM(count) FROM touches
 		WHERE project = $1 AND kind = 'file' AND first_at >= $2 GROUP BY kind, value ORDER BY SUM(count) DESC, value LIMIT $3`,
 		project, micros(since), limit)
 	if err != nil {
@@ -176,11 +176,11 @@ func collectTouches(e executor, rows *sql.Rows) ([]logbook.Touch, error) {
 }
 
 func (e executor) LinkSet(ctx context.Context, sessionID, project string, attached, named []logbook.Link) error {
-	if _, err := e.q.ExecContext(ctx, `DELETE FROM links WHERE session_id = $1 AND via = 'attached'`, sessionID); err != nil {
+	if _, err := e.exec(ctx, `DELETE FROM links WHERE session_id = $1 AND via = 'attached'`, sessionID); err != nil {
 		return e.interpretError(err, "replacing links")
 	}
 	for _, l := range append(attached, named...) {
-		_, err := e.q.ExecContext(ctx, `INSERT INTO links (session_id, project, kind, ref, via) VALUES ($1, $2, $3, $4, $5)
+		_, err := e.exec(ctx, `INSERT INTO links (session_id, project, kind, ref, via) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (session_id, kind, ref, via) DO NOTHING`, sessionID, project, l.Kind, l.Ref, l.Via)
 		if err != nil {
 			return e.interpretError(err, "storing links")
@@ -190,7 +190,7 @@ func (e executor) LinkSet(ctx context.Context, sessionID, project string, attach
 }
 
 func (e executor) LinkList(ctx context.Context, sessionID string) ([]logbook.Link, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT kind, ref, via FROM links WHERE session_id = $1 ORDER BY kind, ref, via`, sessionID)
+	rows, err := e.query(ctx, `SELECT kind, ref, via FROM links WHERE session_id = $1 ORDER BY kind, ref, via`, sessionID)
 	if err != nil {
 		return nil, e.interpretError(err, "listing links")
 	}
@@ -211,7 +211,7 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 		return nil
 	}
 	if e.d.EventLockSQL != "" {
-		if _, err := e.q.ExecContext(ctx, e.d.EventLockSQL); err != nil {
+		if _, err := e.exec(ctx, e.d.EventLockSQL); err != nil {
 			return e.interpretError(err, "ordering events")
 		}
 	}
@@ -221,7 +221,7 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 		if len(data) == 0 {
 			data = json.RawMessage(`{}`)
 		}
-		err := e.q.QueryRowContext(ctx, `INSERT INTO events (project, type, session_id, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		err := e.queryRow(ctx, `INSERT INTO events (project, type, session_id, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
 			ev.Project, ev.Type, ev.SessionID, micros(ev.At), string(data)).Scan(&ev.ID)
 		if err != nil {
 			return e.interpretError(err, "storing event")
@@ -230,7 +230,7 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 	}
 	if e.d.NotifySQL != "" {
 		for project := range projects {
-			if _, err := e.q.ExecContext(ctx, e.d.NotifySQL, project); err != nil {
+			if _, err := e.exec(ctx, e.d.NotifySQL, project); err != nil {
 				return e.interpretError(err, "notifying followers")
 			}
 		}
@@ -239,7 +239,7 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 }
 
 func (e executor) EventList(ctx context.Context, p store.EventListParams) ([]logbook.Event, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT id, project, type, session_id, at, data FROM events
+	rows, err := e.query(ctx, `SELECT id, project, type, session_id, at, data FROM events
 		WHERE project = $1 AND id > $2 ORDER BY id LIMIT $3`, p.Project, p.AfterID, p.Limit)
 	if err != nil {
 		return nil, e.interpretError(err, "listing events")
@@ -261,12 +261,12 @@ func (e executor) EventList(ctx context.Context, p store.EventListParams) ([]log
 
 func (e executor) EventLatestID(ctx context.Context, project string) (int64, error) {
 	var id int64
-	err := e.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM events WHERE project = $1`, project).Scan(&id)
+	err := e.queryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM events WHERE project = $1`, project).Scan(&id)
 	return id, e.interpretError(err, "reading the newest event")
 }
 
 func (e executor) EventPrune(ctx context.Context, before time.Time) (int64, error) {
-	res, err := e.q.ExecContext(ctx, `DELETE FROM events WHERE at < $1`, micros(before))
+	res, err := e.exec(ctx, `DELETE FROM events WHERE at < $1`, micros(before))
 	if err != nil {
 		return 0, e.interpretError(err, "pruning events")
 	}
@@ -298,7 +298,7 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 		LEFT JOIN entries r ON r.id = (SELECT MIN(x.id) FROM entries x WHERE x.session_id = c.session_id
 			AND x.tool_call_id = c.tool_call_id AND x.kind = 'tool_result' AND c.tool_call_id <> '')
 		WHERE ` + q.whereSQL() + ` ORDER BY c.id LIMIT ` + q.arg(p.Limit)
-	rows, err := e.q.QueryContext(ctx, stmt, q.args...)
+	rows, err := e.query(ctx, stmt, q.args...)
 	if err != nil {
 		return nil, e.interpretError(err, "listing tool calls")
 	}

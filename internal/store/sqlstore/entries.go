@@ -55,7 +55,7 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) erro
 			args = append(args, en.SessionID, en.Seq, micros(en.At), string(en.Kind), en.Role, en.Text, en.Tool,
 				en.ToolCallID, payload, en.Commit, key, in, out, superseded)
 		}
-		if _, err := e.q.ExecContext(ctx, b.String(), args...); err != nil {
+		if _, err := e.exec(ctx, b.String(), args...); err != nil {
 			return e.interpretError(err, "inserting entries")
 		}
 	}
@@ -79,7 +79,7 @@ func (e executor) EntryExistingKeys(ctx context.Context, sessionID string, keys 
 			args = append(args, k)
 		}
 		b.WriteByte(')')
-		rows, err := e.q.QueryContext(ctx, b.String(), args...)
+		rows, err := e.query(ctx, b.String(), args...)
 		if err != nil {
 			return nil, e.interpretError(err, "reading entry keys")
 		}
@@ -107,7 +107,7 @@ func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]log
 		query += ` AND superseded_at IS NULL`
 	}
 	query += ` ORDER BY seq LIMIT $3`
-	rows, err := e.q.QueryContext(ctx, query, p.SessionID, p.AfterSeq, p.Limit)
+	rows, err := e.query(ctx, query, p.SessionID, p.AfterSeq, p.Limit)
 	if err != nil {
 		return nil, e.interpretError(err, "listing entries")
 	}
@@ -136,7 +136,7 @@ func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]log
 }
 
 func (e executor) EntrySupersede(ctx context.Context, sessionID string, at time.Time) (int64, error) {
-	res, err := e.q.ExecContext(ctx, `UPDATE entries SET superseded_at = $2 WHERE session_id = $1 AND superseded_at IS NULL`,
+	res, err := e.exec(ctx, `UPDATE entries SET superseded_at = $2 WHERE session_id = $1 AND superseded_at IS NULL`,
 		sessionID, micros(at))
 	if err != nil {
 		return 0, e.interpretError(err, "superseding entries")

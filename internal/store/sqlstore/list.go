@@ -80,7 +80,7 @@ func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([
 		` + durationExpr(now) + ` AS duration_seconds
 		FROM sessions s WHERE ` + q.whereSQL() + `
 		ORDER BY ` + order + ` DESC, s.id DESC LIMIT ` + q.arg(p.Limit)
-	rows, err := e.q.QueryContext(ctx, stmt, q.args...)
+	rows, err := e.query(ctx, stmt, q.args...)
 	if err != nil {
 		return nil, e.interpretError(err, "listing sessions")
 	}
@@ -167,7 +167,7 @@ func prefixed(alias, columns string) string {
 }
 
 func (e executor) SessionListPrior(ctx context.Context, p store.SessionListPriorParams) ([]logbook.Session, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions
+	rows, err := e.query(ctx, `SELECT `+sessionColumns+` FROM sessions
 		WHERE project = $1 AND closed_at IS NOT NULL AND closed_at >= $2 AND outcome IN ('partial', 'failed') AND id <> $3
 		ORDER BY closed_at DESC, id DESC LIMIT $4`, p.Project, micros(p.Since), p.ExcludeID, p.Limit)
 	if err != nil {
@@ -190,7 +190,7 @@ func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) 
 		COALESCE(SUM(s.input_tokens), 0), COALESCE(SUM(s.output_tokens), 0), COALESCE(SUM(s.tool_call_count), 0)
 		FROM sessions s WHERE s.project = ` + q.arg(p.Project) + ` AND s.started_at >= ` + q.arg(micros(p.Since)) + `
 		GROUP BY ` + key + ` ORDER BY ` + key
-	rows, err := e.q.QueryContext(ctx, stmt, q.args...)
+	rows, err := e.query(ctx, stmt, q.args...)
 	if err != nil {
 		return nil, e.interpretError(err, "computing stats")
 	}

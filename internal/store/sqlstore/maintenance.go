@@ -21,7 +21,7 @@ func (e executor) TokenRevoke(ctx context.Context, idOrHash string, at time.Time
 	var t logbook.Token
 	var created int64
 	var revoked sql.NullInt64
-	err := e.q.QueryRowContext(ctx, `UPDATE tokens SET revoked_at = $2 WHERE (id = $1 OR hash = $1) AND revoked_at IS NULL
+	err := e.queryRow(ctx, `UPDATE tokens SET revoked_at = $2 WHERE (id = $1 OR hash = $1) AND revoked_at IS NULL
 		RETURNING id, hash, project, actor, admin, created_at, revoked_at`, idOrHash, micros(at)).
 		Scan(&t.ID, &t.Hash, &t.Project, &t.Actor, &t.Admin, &created, &revoked)
 	t.CreatedAt, t.RevokedAt = fromMicros(created), fromNullMicros(revoked)
@@ -29,7 +29,7 @@ func (e executor) TokenRevoke(ctx context.Context, idOrHash string, at time.Time
 }
 
 func (e executor) TokenRevokeActor(ctx context.Context, project, actor string, at time.Time) (int64, error) {
-	res, err := e.q.ExecContext(ctx, `UPDATE tokens SET revoked_at = $3 WHERE project = $1 AND actor = $2 AND NOT admin AND revoked_at IS NULL`,
+	res, err := e.exec(ctx, `UPDATE tokens SET revoked_at = $3 WHERE project = $1 AND actor = $2 AND NOT admin AND revoked_at IS NULL`,
 		project, actor, micros(at))
 	if err != nil {
 		return 0, e.interpretError(err, "revoking tokens")
@@ -47,7 +47,7 @@ func (e executor) Backup(ctx context.Context, path string) error {
 	}
 	// VACUUM INTO reads one consistent snapshot (other connections keep
 	// writing meanwhile, thanks to WAL) and writes a compact copy.
-	if _, err := e.q.ExecContext(ctx, `VACUUM INTO $1`, path); err != nil {
+	if _, err := e.exec(ctx, `VACUUM INTO $1`, path); err != nil {
 		return fmt.Errorf("error backing up the database to %s: %w", path, err)
 	}
 	return nil
@@ -78,7 +78,7 @@ func (e executor) SessionPruneEnded(ctx context.Context, before time.Time, limit
 // heartbeat that revives one either waits for the deletion or, when it
 // commits first, keeps its session out of it.
 func (e executor) prunableRoots(ctx context.Context, before time.Time, limit int) ([]string, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT name FROM projects ORDER BY name`)
+	rows, err := e.query(ctx, `SELECT name FROM projects ORDER BY name`)
 	if err != nil {
 		return nil, e.interpretError(err, "listing projects")
 	}
@@ -100,7 +100,7 @@ func (e executor) prunableRoots(ctx context.Context, before time.Time, limit int
 		if len(roots) >= limit {
 			break
 		}
-		rows, err := e.q.QueryContext(ctx, `SELECT id FROM sessions s
+		rows, err := e.query(ctx, `SELECT id FROM sessions s
 			WHERE project = $1 AND closed_at < $2 AND status = 'ended' AND parent_id = ''
 			AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.root_id = s.id AND (c.status <> 'ended' OR c.closed_at IS NULL OR c.closed_at >= $2))
 			ORDER BY closed_at, id LIMIT $3`+e.d.ForUpdate, project, micros(before), limit-len(roots))

@@ -9,11 +9,11 @@ import (
 )
 
 func (e executor) PlanReplace(ctx context.Context, sessionID string, steps []logbook.PlanStep) error {
-	if _, err := e.q.ExecContext(ctx, `DELETE FROM plan_steps WHERE session_id = $1`, sessionID); err != nil {
+	if _, err := e.exec(ctx, `DELETE FROM plan_steps WHERE session_id = $1`, sessionID); err != nil {
 		return e.interpretError(err, "clearing plan")
 	}
 	for _, st := range steps {
-		if _, err := e.q.ExecContext(ctx, `INSERT INTO plan_steps (session_id, n, text, status, updated_at) VALUES ($1, $2, $3, $4, $5)`,
+		if _, err := e.exec(ctx, `INSERT INTO plan_steps (session_id, n, text, status, updated_at) VALUES ($1, $2, $3, $4, $5)`,
 			sessionID, st.N, st.Text, string(st.Status), micros(st.UpdatedAt)); err != nil {
 			return e.interpretError(err, "storing plan step")
 		}
@@ -22,7 +22,7 @@ func (e executor) PlanReplace(ctx context.Context, sessionID string, steps []log
 }
 
 func (e executor) PlanList(ctx context.Context, sessionID string) ([]logbook.PlanStep, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT n, text, status, updated_at FROM plan_steps WHERE session_id = $1 ORDER BY n`, sessionID)
+	rows, err := e.query(ctx, `SELECT n, text, status, updated_at FROM plan_steps WHERE session_id = $1 ORDER BY n`, sessionID)
 	if err != nil {
 		return nil, e.interpretError(err, "reading plan")
 	}
@@ -41,7 +41,7 @@ func (e executor) PlanList(ctx context.Context, sessionID string) ([]logbook.Pla
 }
 
 func (e executor) PlanStepUpdate(ctx context.Context, sessionID string, n int, status logbook.StepStatus, at time.Time) error {
-	res, err := e.q.ExecContext(ctx, `UPDATE plan_steps SET status = $3, updated_at = $4 WHERE session_id = $1 AND n = $2`,
+	res, err := e.exec(ctx, `UPDATE plan_steps SET status = $3, updated_at = $4 WHERE session_id = $1 AND n = $2`,
 		sessionID, n, string(status), micros(at))
 	if err != nil {
 		return e.interpretError(err, "updating plan step")
@@ -50,13 +50,13 @@ func (e executor) PlanStepUpdate(ctx context.Context, sessionID string, n int, s
 }
 
 func (e executor) PlanCloseInFlight(ctx context.Context, sessionID string, status logbook.StepStatus, at time.Time) error {
-	_, err := e.q.ExecContext(ctx, `UPDATE plan_steps SET status = $2, updated_at = $3
+	_, err := e.exec(ctx, `UPDATE plan_steps SET status = $2, updated_at = $3
 		WHERE session_id = $1 AND status IN ('pending', 'running')`, sessionID, string(status), micros(at))
 	return e.interpretError(err, "closing plan steps")
 }
 
 func (e executor) AgentEnsure(ctx context.Context, project, name string, now time.Time) error {
-	_, err := e.q.ExecContext(ctx, `INSERT INTO agents (project, name, created_at) VALUES ($1, $2, $3)
+	_, err := e.exec(ctx, `INSERT INTO agents (project, name, created_at) VALUES ($1, $2, $3)
 		ON CONFLICT (project, name) DO NOTHING`, project, name, micros(now))
 	return e.interpretError(err, "ensuring agent")
 }
@@ -69,14 +69,14 @@ func (e executor) AgentGet(ctx context.Context, p store.AgentGetParams) (logbook
 	}
 	var a logbook.Agent
 	var created int64
-	err := e.q.QueryRowContext(ctx, query, p.Project, p.Name).Scan(&a.Project, &a.Name, &a.CurrentSessionID, &a.Generation, &created,
+	err := e.queryRow(ctx, query, p.Project, p.Name).Scan(&a.Project, &a.Name, &a.CurrentSessionID, &a.Generation, &created,
 		&a.Policy.MaxAgeSeconds, &a.Policy.MaxInputTokens)
 	a.CreatedAt = fromMicros(created)
 	return a, e.interpretError(err, "reading agent")
 }
 
 func (e executor) AgentUpdate(ctx context.Context, a *logbook.Agent) error {
-	res, err := e.q.ExecContext(ctx, `UPDATE agents SET current_session_id = $3, generation = $4,
+	res, err := e.exec(ctx, `UPDATE agents SET current_session_id = $3, generation = $4,
 		rotate_max_age_seconds = $5, rotate_max_input_tokens = $6 WHERE project = $1 AND name = $2`,
 		a.Project, a.Name, a.CurrentSessionID, a.Generation, a.Policy.MaxAgeSeconds, a.Policy.MaxInputTokens)
 	if err != nil {

@@ -36,7 +36,7 @@ func scanSession(row rowScanner, extra ...any) (logbook.Session, error) {
 }
 
 func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (bool, error) {
-	res, err := e.q.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES (
+	res, err := e.exec(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES (
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
 		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36)
 		ON CONFLICT (project, actor, harness, harness_session_id) WHERE harness_session_id <> '' DO NOTHING`,
@@ -57,7 +57,7 @@ func (e executor) SessionGet(ctx context.Context, p store.SessionGetParams) (log
 	if p.ForUpdate {
 		query += e.d.ForUpdate
 	}
-	s, err := scanSession(e.q.QueryRowContext(ctx, query, p.ID))
+	s, err := scanSession(e.queryRow(ctx, query, p.ID))
 	return s, e.interpretError(err, "reading session")
 }
 
@@ -67,12 +67,12 @@ func (e executor) SessionGetByHarnessID(ctx context.Context, p store.SessionGetB
 	if p.ForUpdate {
 		query += e.d.ForUpdate
 	}
-	s, err := scanSession(e.q.QueryRowContext(ctx, query, p.Project, p.Actor, p.Harness, p.HarnessSessionID))
+	s, err := scanSession(e.queryRow(ctx, query, p.Project, p.Actor, p.Harness, p.HarnessSessionID))
 	return s, e.interpretError(err, "reading session by harness id")
 }
 
 func (e executor) SessionUpdate(ctx context.Context, s *logbook.Session) error {
-	res, err := e.q.ExecContext(ctx, `UPDATE sessions SET
+	res, err := e.exec(ctx, `UPDATE sessions SET
 		parent_id = $2, agent = $3, title = $4, given_title = $5, goal = $6, task = $7, prompt = $8,
 		model = $9, agent_type = $10, issue = $11, pull = $12, branch = $13, head_commit = $14,
 		subject = $15, status = $16, outcome = $17, blocker = $18, end_reason = $19, result = $20,
@@ -105,13 +105,13 @@ func (e executor) expectOne(res sql.Result, doing string) error {
 }
 
 func (e executor) SessionMarkSeen(ctx context.Context, id string, at time.Time) error {
-	_, err := e.q.ExecContext(ctx, `UPDATE sessions SET last_seen_at = $2
+	_, err := e.exec(ctx, `UPDATE sessions SET last_seen_at = $2
 		WHERE id = $1 AND status = 'active' AND last_seen_at < $2`, id, micros(at))
 	return e.interpretError(err, "marking session seen")
 }
 
 func (e executor) SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE parent_id = $1 AND parent_id <> ''
+	rows, err := e.query(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE parent_id = $1 AND parent_id <> ''
 		ORDER BY started_at, id`, parentID)
 	if err != nil {
 		return nil, e.interpretError(err, "listing subagents")
@@ -133,7 +133,7 @@ func (e executor) collectSessions(rows *sql.Rows, doing string) ([]logbook.Sessi
 }
 
 func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]logbook.Session, error) {
-	rows, err := e.q.QueryContext(ctx, `UPDATE sessions SET status = 'ended', end_reason = $2,
+	rows, err := e.query(ctx, `UPDATE sessions SET status = 'ended', end_reason = $2,
 		closed_at = COALESCE(closed_at, $3)
 		WHERE status = 'active' AND last_seen_at < $1
 		RETURNING `+sessionColumns, micros(cutoff), logbook.EndReasonTimedOut, micros(now))

@@ -41,6 +41,12 @@ type Dialect struct {
 	// transaction ends, so event ids become visible in increasing order
 	// (PostgreSQL assigns ids before commit; SQLite commits one at a time).
 	EventLockSQL string
+	// CacheStatements keeps prepared statements (SQLite, where parsing a
+	// statement costs more than running it).
+	CacheStatements bool
+	// SingleWriter: the engine commits one transaction at a time, and the
+	// service should group concurrent writes (see store.Store).
+	SingleWriter bool
 	// NotifySQL wakes followers on other replicas at commit, with the
 	// project as $1 (PostgreSQL NOTIFY). Empty for none.
 	NotifySQL string
@@ -82,6 +88,9 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Engine names the engine.
 func (s *Store) Engine() string { return s.d.Name }
 
+// SingleWriter reports whether the engine commits one transaction at a time.
+func (s *Store) SingleWriter() bool { return s.d.SingleWriter }
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
@@ -91,12 +100,15 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("error starting transaction: %w", err)
 	}
-	return &txStore{executor: executor{q: tx, d: s.d}, tx: tx}, nil
+	var stmts stmtCache
+	if s.d.CacheStatements {
+		stmts = stmtCache{}
+	}
+	return &txStore{executor: executor{q: tx, d: s.d, stmts: stmts, tx: tx}}, nil
 }
 
 type txStore struct {
 	executor
-	tx *sql.Tx
 }
 
 func (t *txStore) Commit() error {
@@ -104,6 +116,23 @@ func (t *txStore) Commit() error {
 		return fmt.Errorf("error committing transaction: %w", err)
 	}
 	return nil
+}
+
+func (t *txStore) Savepoint(ctx context.Context) error {
+	_, err := t.tx.ExecContext(ctx, `SAVEPOINT request`)
+	return t.interpretError(err, "marking a savepoint")
+}
+
+func (t *txStore) RollbackToSavepoint(ctx context.Context) error {
+	if _, err := t.tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT request`); err != nil {
+		return t.interpretError(err, "rolling back to a savepoint")
+	}
+	return t.ReleaseSavepoint(ctx)
+}
+
+func (t *txStore) ReleaseSavepoint(ctx context.Context) error {
+	_, err := t.tx.ExecContext(ctx, `RELEASE SAVEPOINT request`)
+	return t.interpretError(err, "releasing a savepoint")
 }
 
 func (t *txStore) Rollback() error {
@@ -115,8 +144,10 @@ func (t *txStore) Rollback() error {
 
 // executor runs the queries on a *sql.DB or a *sql.Tx.
 type executor struct {
-	q querier
-	d Dialect
+	q     querier
+	d     Dialect
+	stmts stmtCache // nil: statements are not cached
+	tx    *sql.Tx    // set inside a transaction
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers
@@ -158,18 +189,18 @@ func fromNullMicros(n sql.NullInt64) *time.Time {
 }
 
 func (e executor) ProjectEnsure(ctx context.Context, name string, now time.Time) error {
-	_, err := e.q.ExecContext(ctx, `INSERT INTO projects (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, micros(now))
+	_, err := e.exec(ctx, `INSERT INTO projects (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, micros(now))
 	return e.interpretError(err, "ensuring project")
 }
 
 func (e executor) ProjectPolicyGet(ctx context.Context, name string) (string, error) {
 	var policy string
-	err := e.q.QueryRowContext(ctx, `SELECT policy FROM projects WHERE name = $1`, name).Scan(&policy)
+	err := e.queryRow(ctx, `SELECT policy FROM projects WHERE name = $1`, name).Scan(&policy)
 	return policy, e.interpretError(err, "reading policy")
 }
 
 func (e executor) ProjectPolicySet(ctx context.Context, name, policy string) error {
-	res, err := e.q.ExecContext(ctx, `UPDATE projects SET policy = $2 WHERE name = $1`, name, policy)
+	res, err := e.exec(ctx, `UPDATE projects SET policy = $2 WHERE name = $1`, name, policy)
 	if err != nil {
 		return e.interpretError(err, "storing policy")
 	}
@@ -177,7 +208,7 @@ func (e executor) ProjectPolicySet(ctx context.Context, name, policy string) err
 }
 
 func (e executor) TokenInsert(ctx context.Context, t *logbook.Token) error {
-	_, err := e.q.ExecContext(ctx, `INSERT INTO tokens (id, hash, project, actor, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+	_, err := e.exec(ctx, `INSERT INTO tokens (id, hash, project, actor, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		t.ID, t.Hash, t.Project, t.Actor, t.Admin, micros(t.CreatedAt))
 	return e.interpretError(err, "storing token")
 }
@@ -186,7 +217,7 @@ func (e executor) TokenGetByHash(ctx context.Context, hash string) (logbook.Toke
 	var t logbook.Token
 	var created int64
 	var revoked sql.NullInt64
-	err := e.q.QueryRowContext(ctx, `SELECT id, hash, project, actor, admin, created_at, revoked_at FROM tokens WHERE hash = $1 AND revoked_at IS NULL`, hash).
+	err := e.queryRow(ctx, `SELECT id, hash, project, actor, admin, created_at, revoked_at FROM tokens WHERE hash = $1 AND revoked_at IS NULL`, hash).
 		Scan(&t.ID, &t.Hash, &t.Project, &t.Actor, &t.Admin, &created, &revoked)
 	t.CreatedAt, t.RevokedAt = fromMicros(created), fromNullMicros(revoked)
 	return t, e.interpretError(err, "reading token")
@@ -194,6 +225,6 @@ func (e executor) TokenGetByHash(ctx context.Context, hash string) (logbook.Toke
 
 func (e executor) TokenAdminExists(ctx context.Context) (bool, error) {
 	var n int
-	err := e.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM tokens WHERE admin AND revoked_at IS NULL`).Scan(&n)
+	err := e.queryRow(ctx, `SELECT COUNT(*) FROM tokens WHERE admin AND revoked_at IS NULL`).Scan(&n)
 	return n > 0, e.interpretError(err, "counting admin tokens")
 }

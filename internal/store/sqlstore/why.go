@@ -16,7 +16,7 @@ func commitMatch(column string) string {
 }
 
 func (e executor) SessionListByCommit(ctx context.Context, project, sha string, limit int) ([]logbook.Session, error) {
-	rows, err := e.q.QueryContext(ctx, `SELECT `+prefixed("s.", sessionColumns)+` FROM sessions s
+	rows, err := e.query(ctx, `SELECT `+prefixed("s.", sessionColumns)+` FROM sessions s
 		WHERE s.project = $1 AND (`+commitMatch("s.head_commit")+`
 			OR EXISTS (SELECT 1 FROM entries e WHERE e.session_id = s.id AND `+commitMatch("e.commit_sha")+`))
 		ORDER BY s.started_at DESC, s.id DESC LIMIT $4`,

@@ -1,0 +1,164 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// committer coalesces concurrent write transactions into shared ones:
+// group commit. Each request still runs alone and in order inside the
+// shared transaction, under a savepoint, so it sees every earlier
+// request's writes (per-session numbering and idempotency keys hold) and a
+// failing request rolls back only itself. One commit, one sync of the log,
+// then every request of the group is answered: acknowledged means durable.
+//
+// It is used where the engine has one writer anyway (SQLite): there a
+// transaction per request spends most of its time waiting for its own sync.
+type committer struct {
+	store    store.Store
+	requests chan *txRequest
+	// maxGroup bounds how many requests share one transaction, so one
+	// slow group cannot hold many callers for long.
+	maxGroup int
+	onCommit func() // wakes event followers after a commit with events
+}
+
+// txRequest is one caller's transaction waiting for a group.
+type txRequest struct {
+	ctx  context.Context
+	fn   func(*work) error
+	done chan error
+}
+
+func newCommitter(st store.Store, onCommit func()) *committer {
+	return &committer{store: st, requests: make(chan *txRequest, 1024), maxGroup: 256, onCommit: onCommit}
+}
+
+// do runs fn in the next group and returns its outcome once the group is
+// committed (or fn failed).
+func (c *committer) do(ctx context.Context, fn func(*work) error) error {
+	req := &txRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case c.requests <- req:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once queued, wait for the answer even if ctx ends: the group may
+	// already have committed this request's writes.
+	return <-req.done
+}
+
+// run takes groups of requests until ctx ends.
+func (c *committer) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case first := <-c.requests:
+			c.commitGroup(c.fill(first))
+		}
+	}
+}
+
+// drain answers the requests still queued once the service stopped
+// handing new ones to the committer, until none came for idle.
+func (c *committer) drain(idle time.Duration) {
+	for {
+		select {
+		case first := <-c.requests:
+			c.commitGroup(c.fill(first))
+		case <-time.After(idle):
+			return
+		}
+	}
+}
+
+// fill makes a group of first and everything already waiting.
+func (c *committer) fill(first *txRequest) []*txRequest {
+	group := []*txRequest{first}
+	for len(group) < c.maxGroup {
+		select {
+		case req := <-c.requests:
+			group = append(group, req)
+		default:
+			return group
+		}
+	}
+	return group
+}
+
+// commitGroup runs one group in one transaction.
+func (c *committer) commitGroup(group []*txRequest) {
+	results := make([]error, len(group))
+	fail := func(err error) {
+		for _, req := range group {
+			req.done <- err
+		}
+	}
+	ctx := context.Background() // the group outlives any one caller's context
+	tx, err := c.store.Begin(ctx)
+	if err != nil {
+		fail(err)
+		return
+	}
+	var events []*logbook.Event
+	for i, req := range group {
+		if err := req.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		if err := tx.Savepoint(ctx); err != nil {
+			tx.Rollback()
+			fail(err)
+			return
+		}
+		w := &work{Tx: tx}
+		err := safely(func() error { return req.fn(w) })
+		if err != nil {
+			results[i] = err
+			if rbErr := tx.RollbackToSavepoint(ctx); rbErr != nil {
+				tx.Rollback()
+				fail(fmt.Errorf("%w (and undoing it failed: %v)", err, rbErr))
+				return
+			}
+			continue
+		}
+		if err := tx.ReleaseSavepoint(ctx); err != nil {
+			tx.Rollback()
+			fail(err)
+			return
+		}
+		events = append(events, w.events...)
+	}
+	if err := tx.EventInsert(ctx, events); err != nil {
+		tx.Rollback()
+		fail(err)
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		fail(err)
+		return
+	}
+	if len(events) > 0 {
+		c.onCommit()
+	}
+	for i, req := range group {
+		req.done <- results[i]
+	}
+}
+
+// safely runs fn, turning a panic into an error so one bad request cannot
+// take the whole group (and every caller waiting on it) down.
+func safely(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errors.New(fmt.Sprint("internal error: ", r))
+		}
+	}()
+	return fn()
+}
