@@ -116,6 +116,19 @@ func testClaimRace(t *testing.T, b *bundle) {
 	if won != 1 || lost != n-1 {
 		t.Errorf("%d won and %d lost, want 1 and %d", won, lost, n-1)
 	}
+	// The losers' requests left nothing behind: each claim attempt was the
+	// session's first heartbeat (which emits session.progressed), but only
+	// the winner's survived. On SQLite this runs through group commit,
+	// where the losers shared a transaction with the winner.
+	events, err := b.svc.Events(b.ctx, b.alice, "p", 0, 500)
+	must(t, err)
+	counts := map[string]int{}
+	for _, ev := range events {
+		counts[ev.Type]++
+	}
+	if counts[logbook.EventClaimTaken] != 1 || counts[logbook.EventSessionProgressed] != 1 || counts[logbook.EventSessionStarted] != n {
+		t.Errorf("events after the race: %v", counts)
+	}
 }
 
 func testClaimLife(t *testing.T, b *bundle) {

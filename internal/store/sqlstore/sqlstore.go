@@ -147,7 +147,7 @@ type executor struct {
 	q     querier
 	d     Dialect
 	stmts stmtCache // nil: statements are not cached
-	tx    *sql.Tx    // set inside a transaction
+	tx    *sql.Tx   // set inside a transaction
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers
