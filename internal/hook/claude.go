@@ -123,7 +123,7 @@ func (m claudeMapper) spec(p Payload) SessionSpec {
 	}
 	return SessionSpec{
 		Project: m.project, Harness: HarnessClaude,
-		HarnessSessionID: p.SessionID + "/agent/" + p.AgentID,
+		HarnessSessionID: p.SessionID + "/agent-" + p.AgentID, // as the importer names it
 		AgentType:        p.AgentType, Parent: &main,
 	}
 }

@@ -188,7 +188,7 @@ func TestClaudeFixtures(t *testing.T) {
 	}
 
 	// The subagent: its own session under the main one, ended by SubagentStop.
-	sub := srv.session("test-session-id/agent/a1")
+	sub := srv.session("test-session-id/agent-a1")
 	if sub.Session.ParentID != s.ID || sub.Session.AgentType != "Explore" || sub.Session.State != logbook.StateEnded {
 		t.Errorf("subagent: parent %q (want %q), agent type %q, state %q", sub.Session.ParentID, s.ID, sub.Session.AgentType, sub.Session.State)
 	}
