@@ -1,0 +1,27 @@
+package otlp
+
+import (
+	"testing"
+)
+
+// FuzzDecode feeds both OTLP decoders (JSON and protobuf) arbitrary bytes:
+// they never panic and never return a nil span.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","name":"invoke_agent","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}}]}]}]}]}`))
+	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"W47/95gDgQPSabYzgT/GDA==","spanId":"7uGbfsPBsXQ=","startTimeUnixNano":"1700000000000000000"}]}]}]}`))
+	f.Add([]byte{0x0a, 0x02, 0x12, 0x00})
+	f.Add([]byte(`{"resourceSpans":"nope"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, decode := range []func([]byte) ([]*span, error){decodeJSON, decodeProtobuf} {
+			spans, err := decode(body)
+			if err != nil {
+				continue
+			}
+			for _, s := range spans {
+				if s == nil {
+					t.Fatal("a nil span")
+				}
+			}
+		}
+	})
+}
