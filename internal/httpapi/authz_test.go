@@ -117,12 +117,11 @@ func authzRoutes() []authzRoute {
 			[callers]int{401, 403, 403, 403, 200}},
 
 		// An agent belongs to the project, and every token of the project
-		// may read it, get its current session and set its rotation
-		// policy; but its session belongs to the actor that started it, so
-		// rotating it and handing it tasks (writes to that session) are
-		// the owner's.
+		// may read it and set its rotation policy; but its session belongs
+		// to the actor that started it, so continuing it, rotating it and
+		// handing it tasks (writes to that session) are the owner's.
 		{"POST /v1/agents/{agent}/session", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/session?project=demo" }, none,
-			[callers]int{401, 403, 200, 200, 200}},
+			[callers]int{401, 403, 403, 200, 403}},
 		{"POST /v1/agents/{agent}/rotate", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/rotate" },
 			static(`{"project":"demo","reason":"matrix"}`), [callers]int{401, 403, 403, 201, 403}},
 		{"GET /v1/agents/{agent}", func(f authzFixture) string { return "/v1/agents/" + f.agent + "?project=demo" }, none, readProject},

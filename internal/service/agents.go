@@ -16,7 +16,9 @@ const agentHarness = "agent"
 
 // EnsureAgentSession returns the agent's current session, or starts one
 // when it has none (or its current one has ended). created says which.
-// Concurrent calls for one agent return one session.
+// Concurrent calls for one agent return one session. The session belongs to
+// the actor that started it: for another actor this is ErrForbidden, as
+// rotating the agent or handing it a task is.
 func (s *Service) EnsureAgentSession(ctx context.Context, c Caller, project, agent string) (sess logbook.Session, created bool, err error) {
 	project, name, err := agentName(c, project, agent)
 	if err != nil {
@@ -32,6 +34,9 @@ func (s *Service) EnsureAgentSession(ctx context.Context, c Caller, project, age
 			current, err := tx.SessionGet(ctx, store.SessionGetParams{ID: a.CurrentSessionID, ForUpdate: true})
 			if err != nil && !errors.Is(err, logbook.ErrNotFound) {
 				return err
+			}
+			if err == nil && !current.EndedOnPurpose() && current.Actor != c.Actor {
+				return fmt.Errorf("agent %s's current session belongs to actor %q; only its owner continues it: %w", name, current.Actor, logbook.ErrForbidden)
 			}
 			if err == nil && !current.EndedOnPurpose() {
 				if due := a.Policy.Due(&current, now); due != "" {
