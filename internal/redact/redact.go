@@ -36,6 +36,7 @@ const (
 	KindOpenAIKey      = "openai_key"            // sk-…, sk-proj-…
 	KindGitHubToken    = "github_token"          // ghp_, gho_, ghu_, ghs_, ghr_, github_pat_
 	KindGitLabToken    = "gitlab_token"          // glpat-…
+	KindLogbookToken   = "logbook_token"         // lbk_…, logbook's own bearer tokens
 	KindSlackToken     = "slack_token"           // xoxa-, xoxb-, xoxp-, xoxr-, xoxs-
 	KindSlackWebhook   = "slack_webhook"         // the secret path of hooks.slack.com/services/…
 	KindAWSAccessKeyID = "aws_access_key_id"     // AKIA…, ASIA…
@@ -143,6 +144,10 @@ var rules = []rule{
 	{
 		kind: KindGitHubToken, markers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, wordStart: true,
 		re: regexp.MustCompile(notWord + `(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})()`),
+	},
+	{
+		kind: KindLogbookToken, markers: []string{"lbk_"}, wordStart: true,
+		re: regexp.MustCompile(notWord + `(lbk_[` + b64url + `]{40,})()`),
 	},
 	{
 		kind: KindGitLabToken, markers: []string{"glpat-"}, wordStart: true,

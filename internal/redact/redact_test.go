@@ -17,6 +17,7 @@ var (
 	ghFineGrain  = "github" + "_pat_" + "11ABCDEFG0aBcDeFgHiJkL_mNoPqRsTuVwXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"
 	ghInstall    = "gh" + "s_" + "16C7e42F292c6912E7710c838347Ae178B4a"
 	glPAT        = "gl" + "pat-" + "xZ9-yW8_vU7tS6rQ5pO4"
+	logbookToken = "lb" + "k_" + "Bz0gPW23WA-0L4UYTMPQWH14AwLsxjtG_tSjtDzawVI"
 	slackBot     = "xox" + "b-" + "2147483647-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
 	slackHook    = "https://hooks.slack.com/services/" + "T0000AAAA/B0000BBBB/" + "XXXXXXXXXXXXXXXXXXXXXXXX"
 	openAIProj   = "sk-" + "proj-" + "Ab3dEf6hIj9lMn2pQr5tUv8xYz1bCd4fGh7jKl0nOp3rSt6vWx9z"
@@ -46,6 +47,8 @@ func TestString(t *testing.T) {
 			"git clone https://x-access-token:[REDACTED:github_token]@github.com/org/repo.git"},
 		{"gitlab", "curl --header 'PRIVATE-TOKEN: " + glPAT + "' https://gitlab.com/api/v4/projects",
 			"curl --header 'PRIVATE-TOKEN: [REDACTED:gitlab_token]' https://gitlab.com/api/v4/projects"},
+		{"logbook token", "export LOGBOOK_TOKEN " + logbookToken + " && logbook sessions list",
+			"export LOGBOOK_TOKEN [REDACTED:logbook_token] && logbook sessions list"},
 		{"slack token", "SLACK_BOT=" + slackBot + " node bot.js", "SLACK_BOT=[REDACTED:slack_token] node bot.js"},
 		{"slack webhook", "curl -X POST " + slackHook + " -d @msg.json",
 			"curl -X POST https://hooks.slack.com/services/[REDACTED:slack_webhook] -d @msg.json"},
