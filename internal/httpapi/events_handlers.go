@@ -1,24 +1,12 @@
 package httpapi
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
-)
-
-// SSE timings.
-const (
-	keepAliveEvery = 15 * time.Second
-	// writeDeadline drops a follower that does not take a write within it:
-	// a slow reader is cut off instead of growing memory.
-	writeDeadline = 10 * time.Second
-	// pollEvery reads the outbox even without a wake, in case one was missed.
-	pollEvery = 2 * time.Second
+	"github.com/logbookhq/logbook/internal/sse"
 )
 
 // events streams a project's events as Server-Sent Events. Each event
@@ -38,52 +26,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, c service.Calle
 		h.writeError(w, r, err)
 		return
 	}
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	write := func(format string, args ...any) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(writeDeadline))
-		if _, err := fmt.Fprintf(w, format, args...); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-	if !write(": logbook events for %s after %d\n\n", project, after) {
-		return
-	}
-	keepAlive := time.NewTicker(keepAliveEvery)
-	defer keepAlive.Stop()
-	poll := time.NewTicker(pollEvery)
-	defer poll.Stop()
-	for {
-		changed := h.svc.EventsChanged() // before reading, so no wake is missed
-		events, err := h.svc.Events(r.Context(), c, project, after, 500)
-		if err != nil {
-			return
-		}
-		for _, ev := range events {
-			data, _ := json.Marshal(ev)
-			if !write("id: %d\nevent: %s\ndata: %s\n\n", ev.ID, ev.Type, data) {
-				return
-			}
-			after = ev.ID
-		}
-		if len(events) == 500 {
-			continue // more are waiting
-		}
-		select {
-		case <-r.Context().Done():
-			return
-		case <-changed:
-		case <-poll.C:
-		case <-keepAlive.C:
-			if !write(": keep-alive\n\n") {
-				return
-			}
-		}
-	}
+	_ = sse.Follow(r.Context(), h.svc, c, project, after, sse.Open(w)) // ends when the follower leaves
 }
 
 // lastEventID reads where a follower resumes: Last-Event-ID, else ?after
