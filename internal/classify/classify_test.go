@@ -9,32 +9,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/logbookhq/logbook/internal/testshared"
 )
 
-// corpusPath finds shared/eval/commands.jsonl by walking up from the
-// working directory: the corpus lives beside the repository, not in it.
+// corpusPath is shared/eval/commands.jsonl: the corpus lives beside the
+// repository, not in it (see package testshared).
 func corpusPath(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		p := filepath.Join(dir, "shared", "eval", "commands.jsonl")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	if os.Getenv("CI") == "true" {
-		tb.Fatal("shared/eval/commands.jsonl not found above the working directory; CI must provide the corpus")
-	}
-	tb.Skip("shared/eval/commands.jsonl not found above the working directory; skipping the corpus")
-	return ""
+	return filepath.Join(testshared.Dir(tb, "eval"), "commands.jsonl")
 }
 
 func readCorpus(tb testing.TB) []EvalRow {

@@ -4,13 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/logbookhq/logbook/internal/testshared"
 )
 
 // FuzzParsePayload feeds the hook payload reader arbitrary bytes: it never
 // panics, and what it accepts names a session and maps to entries without
 // panicking either.
 func FuzzParsePayload(f *testing.F) {
-	if dir := findFixtures(); dir != "" {
+	if dir := testshared.Find("fixtures"); dir != "" {
 		files, _ := filepath.Glob(filepath.Join(dir, "claude-code-hooks", "*.json"))
 		for _, file := range files {
 			if data, err := os.ReadFile(file); err == nil {
@@ -33,17 +35,4 @@ func FuzzParsePayload(f *testing.F) {
 		_ = p.ToolInputString("command")
 		_ = p.ToolInputString("file_path")
 	})
-}
-
-// findFixtures returns shared/fixtures above the working directory, or "".
-func findFixtures() string {
-	dir, _ := os.Getwd()
-	for range 8 {
-		candidate := filepath.Join(dir, "shared", "fixtures")
-		if _, err := os.Stat(candidate); err == nil {
-			return candidate
-		}
-		dir = filepath.Dir(dir)
-	}
-	return ""
 }

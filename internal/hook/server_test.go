@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/testdb"
+	"github.com/logbookhq/logbook/internal/testshared"
 )
 
 const (
@@ -180,30 +180,9 @@ func payload(t *testing.T, fields map[string]any) []byte {
 	return raw
 }
 
-// fixturesDir finds shared/fixtures/claude-code-hooks above the working
-// folder. Without it the test skips, except on CI, where it fails.
+// fixturesDir is shared/fixtures/claude-code-hooks (see package testshared).
 func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		candidate := filepath.Join(dir, "shared", "fixtures", "claude-code-hooks")
-		if info, err := os.Stat(candidate); err == nil && info.IsDir() {
-			return candidate
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("shared/fixtures/claude-code-hooks not found above the working folder; CI must provide the fixtures")
-	}
-	t.Skip("shared/fixtures/claude-code-hooks not found above the working folder; skipping the fixture test")
-	return ""
+	return filepath.Join(testshared.Dir(t, "fixtures"), "claude-code-hooks")
 }
 
 // entriesOf returns the entries of kind in v.

@@ -19,6 +19,7 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/testdb"
+	"github.com/logbookhq/logbook/internal/testshared"
 )
 
 var admin = service.Caller{Actor: "admin", Admin: true}
@@ -27,31 +28,8 @@ var admin = service.Caller{Actor: "admin", Admin: true}
 // sessions are ended.
 var longAgo = func() time.Time { return time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) }
 
-// fixturesDir finds shared/fixtures by walking up from the working
-// directory. Without it the test is skipped, unless CI=true.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		candidate := filepath.Join(dir, "shared", "fixtures")
-		if info, err := os.Stat(candidate); err == nil && info.IsDir() {
-			return candidate
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("shared/fixtures not found above the working directory (required when CI=true)")
-	}
-	t.Skip("shared/fixtures not found above the working directory")
-	return ""
-}
+// fixturesDir is shared/fixtures (see package testshared).
+func fixturesDir(t *testing.T) string { return testshared.Dir(t, "fixtures") }
 
 // upstreamCopy copies every file of a fixtures folder into a new temporary
 // folder under the name it had upstream, as the harness wrote it: the

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/logbookhq/logbook/internal/testshared"
 )
 
 // parseFunc is the signature shared by ParseClaude and ParseCodex.
@@ -137,31 +139,8 @@ func (r result) byKey(t *testing.T, session, key string) Entry {
 	return Entry{}
 }
 
-// fixturesDir finds shared/fixtures by walking up from the working
-// directory. Without it the test is skipped, unless CI=true.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		candidate := filepath.Join(dir, "shared", "fixtures")
-		if info, err := os.Stat(candidate); err == nil && info.IsDir() {
-			return candidate
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("shared/fixtures not found above the working directory (required when CI=true)")
-	}
-	t.Skip("shared/fixtures not found above the working directory")
-	return ""
-}
+// fixturesDir is shared/fixtures (see package testshared).
+func fixturesDir(t *testing.T) string { return testshared.Dir(t, "fixtures") }
 
 func readFile(t testing.TB, path string) []byte {
 	t.Helper()
