@@ -1,0 +1,102 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/cli"
+	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/testdb"
+)
+
+// TestSessionsCommands runs `logbook sessions list|show|stats|tail` and
+// `logbook claims` against a real server, as a person at a terminal would.
+func TestSessionsCommands(t *testing.T) {
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := service.New(testdb.SQLite(t), service.Options{Logger: quiet})
+	mux := http.NewServeMux()
+	httpapi.New(mux, svc, quiet, httpapi.Options{})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	token, err := svc.CreateToken(ctx, service.Caller{Actor: "admin", Admin: true}, "demo", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := service.Caller{Actor: "alice", Project: "demo"}
+	goal := "Fix the flaky login test"
+	s, _, _ := svc.StartSession(ctx, alice, service.StartParams{Harness: "claude-code", Fields: logbook.SessionFields{Goal: &goal}})
+	_, _ = svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{
+		{Kind: logbook.KindPrompt, Text: "the login test fails one run in five"},
+		{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t1", Payload: []byte(`{"command":"go test ./auth"}`)},
+		{Kind: logbook.KindToolResult, ToolCallID: "t1", Text: "FAIL: TestLogin"},
+		{Kind: logbook.KindMessage, Role: "assistant", Text: "It shares a clock with another test."},
+	}})
+	_, _, _ = svc.Claim(ctx, alice, service.ClaimParams{SessionID: s.ID, Subject: "src/auth/"})
+	other, _, _ := svc.StartSession(ctx, alice, service.StartParams{Harness: "codex"})
+	_, _ = svc.EndSession(ctx, alice, other.ID, service.EndParams{Outcome: logbook.OutcomeFailed, Blocker: logbook.BlockerRateLimited})
+
+	vars := map[string]string{"LOGBOOK_URL": srv.URL, "LOGBOOK_TOKEN": token, "LOGBOOK_PROJECT": "demo"}
+	run := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := cli.Run(ctx, env(&stdout, &stderr, vars), args); code != 0 {
+			t.Fatalf("logbook %s: exit %d, %s", strings.Join(args, " "), code, stderr.String())
+		}
+		return stdout.String()
+	}
+	list := run("sessions", "list")
+	if !strings.Contains(list, "STATE") || !strings.Contains(list, goal) || !strings.Contains(list, other.ID) {
+		t.Errorf("sessions list:\n%s", list)
+	}
+	failed := run("sessions", "list", "--outcome", "failed")
+	if strings.Contains(failed, s.ID) || !strings.Contains(failed, "rate_limited") {
+		t.Errorf("sessions list --outcome failed:\n%s", failed)
+	}
+	if out := run("sessions", "list", "--json", "--harness", "codex"); !strings.HasPrefix(out, `{"sessions":[`) || strings.Contains(out, s.ID) {
+		t.Errorf("sessions list --json --harness codex: %s", out)
+	}
+	show := run("sessions", "show", s.ID)
+	for _, want := range []string{goal, "PROMPT", "the login test fails", "→ Bash", "go test ./auth", "← result", "FAIL: TestLogin", "ASSISTANT"} {
+		if !strings.Contains(show, want) {
+			t.Errorf("sessions show lacks %q:\n%s", want, show)
+		}
+	}
+	stats := run("sessions", "stats", "--by", "blocker", "--since", "7d")
+	if !strings.Contains(stats, "rate_limited") || !strings.Contains(stats, "█") {
+		t.Errorf("sessions stats --by blocker:\n%s", stats)
+	}
+	claims := run("claims", "--subject", "src/auth/login.go")
+	if !strings.Contains(claims, "src/auth/") || !strings.Contains(claims, s.ID) {
+		t.Errorf("claims --subject:\n%s", claims)
+	}
+
+	// tail prints events as they happen.
+	tailCtx, stop := context.WithTimeout(ctx, 3*time.Second)
+	defer stop()
+	var tailOut, tailErr bytes.Buffer
+	done := make(chan int)
+	go func() { done <- cli.Run(tailCtx, env(&tailOut, &tailErr, vars), []string{"sessions", "tail"}) }()
+	time.Sleep(500 * time.Millisecond)
+	_, _ = svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Text: "later"}}})
+	if code := <-done; code != 0 {
+		t.Fatalf("sessions tail: exit %d: %s", code, tailErr.String())
+	}
+	if !strings.Contains(tailOut.String(), "session.appended") || strings.Contains(tailOut.String(), "session.started") {
+		t.Errorf("sessions tail printed (want only what happened after it started):\n%s", tailOut.String())
+	}
+
+	var stdout, stderr bytes.Buffer
+	if code := cli.Run(ctx, env(&stdout, &stderr, vars), []string{"sessions", "show", "no-such-id"}); code != 1 || !strings.Contains(stderr.String(), "404") {
+		t.Errorf("show of an unknown id: exit %d, %s", code, stderr.String())
+	}
+}
