@@ -102,3 +102,46 @@ func Read(ctx context.Context, st store.Store, runs int) []ReadResult {
 	}
 	return out
 }
+
+// explainer is a store that shows its query plans (both engines are).
+type explainer interface {
+	ExplainSessionList(ctx context.Context, p store.SessionListParams) (string, error)
+}
+
+// Plan is the query plan of one list filter.
+type Plan struct {
+	Name string `json:"name"`
+	Plan string `json:"plan"`
+}
+
+// Explain returns the engine's plan for a page of 50 with each main filter.
+func Explain(ctx context.Context, st store.Store) ([]Plan, error) {
+	ex, ok := st.(explainer)
+	if !ok {
+		return nil, fmt.Errorf("this store cannot show query plans")
+	}
+	now := time.Now()
+	filters := []struct {
+		name string
+		f    logbook.SessionFilter
+	}{
+		{"no filter", logbook.SessionFilter{}},
+		{"state=active", logbook.SessionFilter{State: logbook.StateActive}},
+		{"outcome=failed", logbook.SessionFilter{Outcome: logbook.OutcomeFailed}},
+		{"blocker=rate_limited", logbook.SessionFilter{Blocker: logbook.BlockerRateLimited}},
+		{"harness=codex", logbook.SessionFilter{Harness: "codex"}},
+		{"agent=engineer-1", logbook.SessionFilter{Agent: "engineer-1"}},
+		{"issue=1234", logbook.SessionFilter{Issue: "1234"}},
+		{"path=src/api/", logbook.SessionFilter{Path: "src/api/"}},
+		{"since=7d", logbook.SessionFilter{Since: now.Add(-7 * 24 * time.Hour)}},
+	}
+	var plans []Plan
+	for _, f := range filters {
+		plan, err := ex.ExplainSessionList(ctx, store.SessionListParams{Project: SeedProject, Filter: f.f, Limit: 51, Now: now, IdleBefore: now.Add(-10 * time.Minute)})
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, Plan{Name: f.name, Plan: plan})
+	}
+	return plans, nil
+}

@@ -38,6 +38,7 @@ func benchCmd(ctx context.Context, env Env, args []string) int {
 	seed := fs.Int("seed", 0, "instead of load: fill --db with this many sessions and realistic entries")
 	entriesPer := fs.Int("entries-per-session", 20, "with --seed: entries per session on average")
 	read := fs.Bool("read", false, "instead of load: time the read paths on --db (filled with --seed)")
+	explain := fs.Bool("explain", false, "with --read: also print the query plan of each main list filter")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.Usage = func() {
@@ -87,7 +88,7 @@ Flags:
 		if *seed > 0 {
 			return seedCmd(ctx, env, st, *seed, *entriesPer)
 		}
-		return readCmd(ctx, env, st, *asJSON)
+		return readCmd(ctx, env, st, *asJSON, *explain)
 	}
 
 	var st store.Store
@@ -228,7 +229,17 @@ func seedCmd(ctx context.Context, env Env, st store.Store, n, entriesPer int) in
 }
 
 // readCmd times the read paths on a seeded database.
-func readCmd(ctx context.Context, env Env, st store.Store, asJSON bool) int {
+func readCmd(ctx context.Context, env Env, st store.Store, asJSON, explain bool) int {
+	if explain {
+		plans, err := bench.Explain(ctx, st)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+		for _, p := range plans {
+			fmt.Fprintf(env.Stdout, "-- %s\n%s\n", p.Name, p.Plan)
+		}
+	}
 	results := bench.Read(ctx, st, 20)
 	if asJSON {
 		enc := json.NewEncoder(env.Stdout)

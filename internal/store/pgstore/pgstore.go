@@ -62,6 +62,7 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		Name:              "postgres",
 		ForUpdate:         " FOR UPDATE",
 		IsUniqueViolation: isUniqueViolation,
+		ExplainPrefix:     "EXPLAIN ",
 		IsInvalidText:     isInvalidText,
 		TryLockSQL:        `SELECT pg_try_advisory_xact_lock(74740003)`,
 		EventLockSQL:      `SELECT pg_advisory_xact_lock(74740002)`,

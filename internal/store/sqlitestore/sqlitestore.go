@@ -70,6 +70,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		Name:              "sqlite",
 		ForUpdate:         "",
 		IsUniqueViolation: isUniqueViolation,
+		ExplainPrefix:     "EXPLAIN QUERY PLAN ",
 		SingleWriter:      true,
 		CacheStatements:   true,
 	}), nil

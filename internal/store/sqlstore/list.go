@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -66,21 +67,8 @@ func sortExpr(sort logbook.SessionSort, now string) string {
 }
 
 func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([]logbook.Session, error) {
-	q := &query{}
-	now := q.arg(micros(p.Now))
-	q.and("s.project = " + q.arg(p.Project))
-	filterSessions(q, p.Filter, now, p.IdleBefore)
-	order := sortExpr(p.Sort, now)
-	if p.After != nil {
-		v, id := q.arg(p.After.Value), q.arg(p.After.ID)
-		q.and("(" + order + " < " + v + " OR (" + order + " = " + v + " AND s.id < " + id + "))")
-	}
-	stmt := `SELECT ` + prefixed("s.", sessionColumns) + `,
-		(SELECT COUNT(*) FROM sessions c WHERE c.parent_id = s.id AND c.parent_id <> '') AS subagent_count,
-		` + durationExpr(now) + ` AS duration_seconds
-		FROM sessions s WHERE ` + q.whereSQL() + `
-		ORDER BY ` + order + ` DESC, s.id DESC LIMIT ` + q.arg(p.Limit)
-	rows, err := e.query(ctx, stmt, q.args...)
+	stmt, args := sessionListSQL(p)
+	rows, err := e.query(ctx, stmt, args...)
 	if err != nil {
 		return nil, e.interpretError(err, "listing sessions")
 	}
@@ -96,6 +84,51 @@ func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([
 		sessions = append(sessions, s)
 	}
 	return sessions, e.interpretError(rows.Err(), "listing sessions")
+}
+
+// sessionListSQL builds the one statement a page of sessions takes.
+func sessionListSQL(p store.SessionListParams) (string, []any) {
+	q := &query{}
+	now := q.arg(micros(p.Now))
+	q.and("s.project = " + q.arg(p.Project))
+	filterSessions(q, p.Filter, now, p.IdleBefore)
+	order := sortExpr(p.Sort, now)
+	if p.After != nil {
+		v, id := q.arg(p.After.Value), q.arg(p.After.ID)
+		q.and("(" + order + " < " + v + " OR (" + order + " = " + v + " AND s.id < " + id + "))")
+	}
+	return `SELECT ` + prefixed("s.", sessionColumns) + `,
+		(SELECT COUNT(*) FROM sessions c WHERE c.parent_id = s.id AND c.parent_id <> '') AS subagent_count,
+		` + durationExpr(now) + ` AS duration_seconds
+		FROM sessions s WHERE ` + q.whereSQL() + `
+		ORDER BY ` + order + ` DESC, s.id DESC LIMIT ` + q.arg(p.Limit), q.args
+}
+
+// ExplainSessionList returns the engine's query plan for a page of
+// sessions, for BENCHMARKS.md and for checking that each filter stays an
+// index scan.
+func (s *Store) ExplainSessionList(ctx context.Context, p store.SessionListParams) (string, error) {
+	stmt, args := sessionListSQL(p)
+	rows, err := s.db.QueryContext(ctx, s.d.ExplainPrefix+stmt, args...)
+	if err != nil {
+		return "", s.interpretError(err, "explaining the session list")
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var plan strings.Builder
+	for rows.Next() {
+		values := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range values {
+			ptrs[i] = &values[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		line := fmt.Sprint(values[len(values)-1]) // the plan text is the last column in both engines
+		plan.WriteString(line + "\n")
+	}
+	return plan.String(), rows.Err()
 }
 
 // filterSessions adds a filter's conditions to q.

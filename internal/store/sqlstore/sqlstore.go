@@ -41,6 +41,9 @@ type Dialect struct {
 	// transaction ends, so event ids become visible in increasing order
 	// (PostgreSQL assigns ids before commit; SQLite commits one at a time).
 	EventLockSQL string
+	// ExplainPrefix turns a query into its plan: "EXPLAIN QUERY PLAN " on
+	// SQLite, "EXPLAIN " on PostgreSQL.
+	ExplainPrefix string
 	// CacheStatements keeps prepared statements (SQLite, where parsing a
 	// statement costs more than running it).
 	CacheStatements bool
