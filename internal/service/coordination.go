@@ -193,6 +193,9 @@ func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResu
 	}
 	var res SweepResult
 	now := s.now()
+	if err := s.store.Optimize(ctx); err != nil {
+		s.log.WarnContext(ctx, "refreshing the planner's statistics failed", "err", err)
+	}
 	err := s.inTx(ctx, func(tx *work) error {
 		won, err := tx.SweepLock(ctx)
 		if err != nil || !won {

@@ -32,6 +32,11 @@ type Store interface {
 	// Engine names the engine: "sqlite" or "postgres".
 	Engine() string
 
+	// Optimize refreshes the query planner's statistics where the engine
+	// needs to be told (SQLite's PRAGMA optimize; PostgreSQL's autovacuum
+	// does it by itself). The sweeper calls it.
+	Optimize(ctx context.Context) error
+
 	// SingleWriter reports whether the engine commits one transaction at a
 	// time (SQLite). The service then coalesces concurrent writes into
 	// shared transactions (group commit) instead of queueing them.

@@ -90,8 +90,9 @@ func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([
 func sessionListSQL(p store.SessionListParams) (string, []any) {
 	q := &query{}
 	now := q.arg(micros(p.Now))
-	q.and("s.project = " + q.arg(p.Project))
-	filterSessions(q, p.Filter, now, p.IdleBefore)
+	project := q.arg(p.Project)
+	q.and("s.project = " + project)
+	filterSessions(q, p.Filter, project, now, p.IdleBefore)
 	order := sortExpr(p.Sort, now)
 	if p.After != nil {
 		v, id := q.arg(p.After.Value), q.arg(p.After.ID)
@@ -132,7 +133,7 @@ func (s *Store) ExplainSessionList(ctx context.Context, p store.SessionListParam
 }
 
 // filterSessions adds a filter's conditions to q.
-func filterSessions(q *query, f logbook.SessionFilter, now string, idleBefore time.Time) {
+func filterSessions(q *query, f logbook.SessionFilter, project, now string, idleBefore time.Time) {
 	switch f.State {
 	case logbook.StateActive:
 		q.and("s.status = 'active' AND s.last_seen_at >= " + q.arg(micros(idleBefore)))
@@ -156,20 +157,26 @@ func filterSessions(q *query, f logbook.SessionFilter, now string, idleBefore ti
 		q.and("s.parent_id = ''")
 	}
 	if f.Issue != "" {
-		q.and("EXISTS (SELECT 1 FROM links l WHERE l.session_id = s.id AND l.kind = 'issue' AND l.ref = " + q.arg(f.Issue) + ")")
+		// IN over an uncorrelated subquery, not EXISTS: the planner can
+		// start from the links of that issue (an index) instead of walking
+		// every session of the project.
+		q.and("s.id IN (SELECT l.session_id FROM links l WHERE l.project = " + project + " AND l.kind = 'issue' AND l.ref = " + q.arg(f.Issue) + ")")
 	}
 	if f.Pull != "" {
 		ref := q.arg(f.Pull)
 		// Attached or named, or on the branch of a session attached to the pull.
-		q.and("(EXISTS (SELECT 1 FROM links l WHERE l.session_id = s.id AND l.kind = 'pull' AND l.ref = " + ref + ")" +
+		q.and("(s.id IN (SELECT l.session_id FROM links l WHERE l.project = " + project + " AND l.kind = 'pull' AND l.ref = " + ref + ")" +
 			" OR (s.branch <> '' AND s.branch IN (SELECT b.branch FROM sessions b WHERE b.project = s.project AND b.pull = " + ref + " AND b.branch <> '')))")
 	}
 	if f.Path != "" {
 		if strings.HasSuffix(f.Path, "/") {
+			// A folder is touched by many sessions: walk them in list order
+			// and stop at a page, probing each one's touches.
 			q.and("EXISTS (SELECT 1 FROM touches t WHERE t.session_id = s.id AND t.kind = 'file' AND t.value >= " +
 				q.arg(f.Path) + " AND t.value < " + q.arg(prefixEnd(f.Path)) + ")")
 		} else {
-			q.and("EXISTS (SELECT 1 FROM touches t WHERE t.session_id = s.id AND t.kind = 'file' AND t.value = " + q.arg(f.Path) + ")")
+			// One file is touched by few: start from them.
+			q.and("s.id IN (SELECT t.session_id FROM touches t WHERE t.project = " + project + " AND t.kind = 'file' AND t.value = " + q.arg(f.Path) + ")")
 		}
 	}
 	if !f.Since.IsZero() { // active at some point in [since, until]

@@ -41,6 +41,9 @@ type Dialect struct {
 	// transaction ends, so event ids become visible in increasing order
 	// (PostgreSQL assigns ids before commit; SQLite commits one at a time).
 	EventLockSQL string
+	// OptimizeSQL refreshes the planner's statistics ("" where the engine
+	// keeps them fresh by itself).
+	OptimizeSQL string
 	// ExplainPrefix turns a query into its plan: "EXPLAIN QUERY PLAN " on
 	// SQLite, "EXPLAIN " on PostgreSQL.
 	ExplainPrefix string
@@ -90,6 +93,15 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Engine names the engine.
 func (s *Store) Engine() string { return s.d.Name }
+
+// Optimize refreshes the planner's statistics (see store.Store).
+func (s *Store) Optimize(ctx context.Context) error {
+	if s.d.OptimizeSQL == "" {
+		return nil
+	}
+	_, err := s.db.ExecContext(ctx, s.d.OptimizeSQL)
+	return s.interpretError(err, "optimizing")
+}
 
 // SingleWriter reports whether the engine commits one transaction at a time.
 func (s *Store) SingleWriter() bool { return s.d.SingleWriter }
