@@ -289,7 +289,8 @@ type ToolCallParams struct {
 	Cursor    string // from a previous page
 }
 
-// ToolCallPage is a page of tool calls in the order they were recorded.
+// ToolCallPage is a page of tool calls: a session's in the order they were
+// recorded, a project's newest first.
 type ToolCallPage struct {
 	ToolCalls  []logbook.ToolCall `json:"tool_calls"`
 	NextCursor string             `json:"next_cursor,omitempty"`
@@ -310,7 +311,7 @@ func (s *Service) ToolCalls(ctx context.Context, c Caller, p ToolCallParams) (To
 		if err != nil {
 			return ToolCallPage{}, err
 		}
-		params.Project = project
+		params.Project, params.Newest = project, true
 	}
 	switch {
 	case p.Limit == 0:

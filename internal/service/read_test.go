@@ -286,12 +286,12 @@ func testStatsAndToolCalls(t *testing.T, b *bundle) {
 	}
 	bash, err := b.svc.ToolCalls(b.ctx, b.alice, service.ToolCallParams{Tool: "Bash", Limit: 1})
 	must(t, err)
-	if len(bash.ToolCalls) != 1 || bash.NextCursor == "" {
-		t.Fatalf("project-wide Bash calls, page 1: %+v", bash)
+	if len(bash.ToolCalls) != 1 || bash.ToolCalls[0].ToolCallID != "t3" || bash.NextCursor == "" {
+		t.Fatalf("project-wide Bash calls, newest first, page 1: %+v", bash)
 	}
 	next, err := b.svc.ToolCalls(b.ctx, b.alice, service.ToolCallParams{Tool: "Bash", Limit: 1, Cursor: bash.NextCursor})
 	must(t, err)
-	if len(next.ToolCalls) != 1 || next.ToolCalls[0].ToolCallID != "t3" || next.NextCursor != "" {
+	if len(next.ToolCalls) != 1 || next.ToolCalls[0].ToolCallID != "t1" || next.NextCursor != "" {
 		t.Errorf("page 2: %+v", next)
 	}
 

@@ -327,13 +327,15 @@ type EventListParams struct {
 }
 
 // ToolCallListParams selects tool calls: of one session, or across a
-// project (with optional tool and since), after an entry id cursor.
+// project (with optional tool and since), from an entry id cursor. In
+// recorded order after AfterID, or with Newest, newest first before it.
 type ToolCallListParams struct {
 	Project   string
 	SessionID string
 	Tool      string
 	Since     time.Time
 	AfterID   int64
+	Newest    bool
 	Limit     int
 }
 

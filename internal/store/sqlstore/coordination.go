@@ -281,7 +281,9 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 		q.and("c.session_id = " + q.arg(p.SessionID))
 	}
 	if p.Project != "" {
-		q.and("c.session_id IN (SELECT id FROM sessions WHERE project = " + q.arg(p.Project) + ")")
+		// A correlated EXISTS, so the planner walks the tool-call index
+		// newest first and stops at a page, checking each call's project.
+		q.and("EXISTS (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.project = " + q.arg(p.Project) + ")")
 	}
 	if p.Tool != "" {
 		q.and("c.tool = " + q.arg(p.Tool))
@@ -289,7 +291,14 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 	if !p.Since.IsZero() {
 		q.and("c.at >= " + q.arg(micros(p.Since)))
 	}
-	if p.AfterID > 0 {
+	order := "c.id"
+	switch {
+	case p.Newest && p.AfterID > 0:
+		q.and("c.id < " + q.arg(p.AfterID))
+		order = "c.id DESC"
+	case p.Newest:
+		order = "c.id DESC"
+	case p.AfterID > 0:
 		q.and("c.id > " + q.arg(p.AfterID))
 	}
 	// The first result with the call's id pairs with it.
@@ -297,7 +306,7 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 		FROM entries c
 		LEFT JOIN entries r ON r.id = (SELECT MIN(x.id) FROM entries x WHERE x.session_id = c.session_id
 			AND x.tool_call_id = c.tool_call_id AND x.kind = 'tool_result' AND c.tool_call_id <> '')
-		WHERE ` + q.whereSQL() + ` ORDER BY c.id LIMIT ` + q.arg(p.Limit)
+		WHERE ` + q.whereSQL() + ` ORDER BY ` + order + ` LIMIT ` + q.arg(p.Limit)
 	rows, err := e.query(ctx, stmt, q.args...)
 	if err != nil {
 		return nil, e.interpretError(err, "listing tool calls")
