@@ -132,12 +132,16 @@ Flags:
 		cfg.Server = "http://" + listener.Addr().String()
 		fmt.Fprintf(env.Stderr, "in-process server on %s, %s\n", st.Engine(), describeDB(dsn))
 	}
+	var rssSeries []float64 // resident memory every 10 s: is it flat?
 	cfg.Progress = func(elapsed time.Duration, entries int64) {
 		fmt.Fprintf(env.Stderr, "\r%5.0fs  %10d entries  %8.0f/s ", elapsed.Seconds(), entries, float64(entries)/elapsed.Seconds())
+		if int(elapsed.Seconds())%10 == 0 {
+			rssSeries = append(rssSeries, rssMB())
+		}
 	}
 	res := bench.Run(ctx, cfg)
 	fmt.Fprintln(env.Stderr)
-	out := benchOutput{Load: res, RSSMB: rssMB()}
+	out := benchOutput{Load: res, RSSMB: rssMB(), RSSEvery10s: rssSeries}
 	if st != nil {
 		fmt.Fprintf(env.Stderr, "raw baseline: inserting %d rows straight into %s…\n", res.Entries, st.Engine())
 		raw, err := bench.RawInsert(ctx, st, "bench-raw", max(res.Entries, 1))
@@ -167,6 +171,8 @@ type benchOutput struct {
 	Raw    *bench.RawResult `json:"raw,omitempty"`
 	Ratio  float64          `json:"ratio_to_raw,omitempty"`
 	RSSMB  float64          `json:"rss_mb"`
+	// RSSEvery10s is the resident memory sampled every 10 seconds of load.
+	RSSEvery10s []float64 `json:"rss_mb_every_10s,omitempty"`
 }
 
 func printBench(w io.Writer, out benchOutput) {
@@ -193,7 +199,11 @@ func printBench(w io.Writer, out benchOutput) {
 		fmt.Fprintf(w, "raw %s baseline: %d rows in %.2fs = %.0f rows/s; logbook reached %.1f%% of it\n",
 			out.Engine, out.Raw.Rows, out.Raw.Seconds, out.Raw.RowsPerSec, 100*out.Ratio)
 	}
-	fmt.Fprintf(w, "resident memory (server and load generator): %.0f MB\n", out.RSSMB)
+	fmt.Fprintf(w, "resident memory (server and load generator): %.0f MB", out.RSSMB)
+	if len(out.RSSEvery10s) > 0 {
+		fmt.Fprintf(w, "; every 10 s: %.0f", out.RSSEvery10s)
+	}
+	fmt.Fprintln(w)
 }
 
 // rssMB is this process's resident memory, from /proc (0 where there is none).
