@@ -224,7 +224,8 @@ func (h *handler) stats(w http.ResponseWriter, r *http.Request, c service.Caller
 		return
 	}
 	q := r.URL.Query()
-	rows, err := h.svc.Stats(r.Context(), c, service.StatsParams{Project: q.Get("project"), Since: since, By: logbook.StatsBy(q.Get("by"))})
+	rows, err := h.svc.Stats(r.Context(), c, service.StatsParams{Project: q.Get("project"), Since: since,
+		By: logbook.StatsBy(q.Get("by")), Then: logbook.StatsBy(q.Get("then"))})
 	if err != nil {
 		h.writeError(w, r, err)
 		return

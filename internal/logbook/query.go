@@ -65,6 +65,7 @@ func (b StatsBy) Valid() bool {
 // StatsRow is one group of session statistics.
 type StatsRow struct {
 	Key             string `json:"key"`
+	Then            string `json:"then,omitempty"` // the second grouping's value, when there is one
 	Sessions        int64  `json:"sessions"`
 	DurationSeconds int64  `json:"duration_seconds"`
 	InputTokens     int64  `json:"input_tokens"`

@@ -256,11 +256,13 @@ type StatsParams struct {
 	Project string
 	Since   time.Time // default: 30 days ago
 	By      logbook.StatsBy
+	Then    logbook.StatsBy // optional second grouping within By, e.g. by day then outcome
 }
 
 // Stats counts a project's sessions started since a time, with their total
 // durations, tokens and tool calls, grouped by outcome, blocker, harness,
-// agent or day.
+// agent or day, and optionally within that by a second grouping (outcomes
+// per day: By day, Then outcome) — one query either way.
 func (s *Service) Stats(ctx context.Context, c Caller, p StatsParams) ([]logbook.StatsRow, error) {
 	project, err := c.projectFor(p.Project)
 	if err != nil {
@@ -272,11 +274,14 @@ func (s *Service) Stats(ctx context.Context, c Caller, p StatsParams) ([]logbook
 	if !p.By.Valid() {
 		return nil, logbook.Invalid("by", "%q is not a grouping; use outcome, blocker, harness, agent or day", p.By)
 	}
+	if p.Then != "" && (!p.Then.Valid() || p.Then == p.By) {
+		return nil, logbook.Invalid("then", "%q is not a second grouping; use another of outcome, blocker, harness, agent or day", p.Then)
+	}
 	now := s.now()
 	if p.Since.IsZero() {
 		p.Since = now.AddDate(0, 0, -30)
 	}
-	return s.store.SessionStats(ctx, store.SessionStatsParams{Project: project, Since: p.Since, By: p.By, Now: now})
+	return s.store.SessionStats(ctx, store.SessionStatsParams{Project: project, Since: p.Since, By: p.By, Then: p.Then, Now: now})
 }
 
 // ToolCallParams select tool calls: one session's, or a project's.

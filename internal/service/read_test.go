@@ -315,6 +315,11 @@ func testStatsAndToolCalls(t *testing.T, b *bundle) {
 	if len(rows) != 1 || rows[0].Key != "2026-11-30" || rows[0].Sessions != 2 {
 		t.Errorf("by day: %+v", rows)
 	}
+	rows, err = b.svc.Stats(b.ctx, b.alice, service.StatsParams{By: logbook.ByDay, Then: logbook.ByBlocker})
+	must(t, err)
+	if len(rows) != 2 || rows[0].Key != "2026-11-30" || rows[0].Then != "rate_limited" || rows[1].Then != "tool_error" || rows[1].Sessions != 1 {
+		t.Errorf("by day then blocker: %+v", rows)
+	}
 	if _, err := b.svc.Stats(b.ctx, b.alice, service.StatsParams{By: "colour"}); !errors.Is(err, logbook.ErrInvalid) {
 		t.Errorf("by colour: %v", err)
 	}

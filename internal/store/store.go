@@ -304,6 +304,7 @@ type SessionStatsParams struct {
 	Project string
 	Since   time.Time
 	By      logbook.StatsBy
+	Then    logbook.StatsBy // optional second grouping, e.g. outcomes per day
 	Now     time.Time
 }
 

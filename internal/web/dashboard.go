@@ -114,31 +114,25 @@ func (h *handler) fillCharts(ctx context.Context, v viewer, data *dashboardPage)
 }
 
 // dailyOutcomes counts the sessions started on each of the last n UTC
-// days by outcome. The service counts sessions started since a time, so
-// day i is what started since day i less what started since day i+1: n
-// grouped counts, each on the project's started_at index.
+// days by outcome, in one grouped query.
 func (h *handler) dailyOutcomes(ctx context.Context, v viewer, n int, now time.Time) ([]dayOutcomes, error) {
 	today := now.UTC().Truncate(24 * time.Hour)
+	first := today.AddDate(0, 0, 1-n)
+	rows, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: first, By: logbook.ByDay, Then: logbook.ByOutcome})
+	if err != nil {
+		return nil, err
+	}
 	days := make([]dayOutcomes, n)
-	next := map[logbook.Outcome]int64{} // started since the following day
-	for i := n - 1; i >= 0; i-- {
-		day := today.AddDate(0, 0, i-n+1)
-		rows, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: day, By: logbook.ByOutcome})
-		if err != nil {
-			return nil, err
+	index := map[string]int{}
+	for i := range days {
+		day := first.AddDate(0, 0, i)
+		days[i] = dayOutcomes{Day: day, Counts: map[logbook.Outcome]int64{}}
+		index[day.Format(time.DateOnly)] = i
+	}
+	for _, r := range rows {
+		if i, ok := index[r.Key]; ok && r.Then != "" {
+			days[i].Counts[logbook.Outcome(r.Then)] = r.Sessions
 		}
-		since := map[logbook.Outcome]int64{}
-		for _, r := range rows {
-			since[logbook.Outcome(r.Key)] = r.Sessions
-		}
-		counts := map[logbook.Outcome]int64{}
-		for o, total := range since {
-			if d := total - next[o]; d > 0 {
-				counts[o] = d
-			}
-		}
-		days[i] = dayOutcomes{Day: day, Counts: counts}
-		next = since
 	}
 	return days, nil
 }

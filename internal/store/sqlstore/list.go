@@ -217,19 +217,17 @@ func (e executor) SessionListPrior(ctx context.Context, p store.SessionListPrior
 }
 
 func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) ([]logbook.StatsRow, error) {
-	key := map[logbook.StatsBy]string{
-		logbook.ByOutcome: "s.outcome", logbook.ByBlocker: "s.blocker", logbook.ByHarness: "s.harness",
-		logbook.ByAgent: "s.agent", logbook.ByDay: "CAST(s.started_at / 86400000000 AS BIGINT)",
-	}[p.By]
-	if key == "" {
-		key = "s.outcome"
+	groups, selected := statsKey(p.By), statsKey(p.By)+", ''"
+	if p.Then != "" {
+		groups = statsKey(p.By) + ", " + statsKey(p.Then)
+		selected = groups
 	}
 	q := &query{}
 	now := q.arg(micros(p.Now))
-	stmt := `SELECT ` + key + `, COUNT(*), COALESCE(SUM(` + durationExpr(now) + `), 0),
+	stmt := `SELECT ` + selected + `, COUNT(*), COALESCE(SUM(` + durationExpr(now) + `), 0),
 		COALESCE(SUM(s.input_tokens), 0), COALESCE(SUM(s.output_tokens), 0), COALESCE(SUM(s.tool_call_count), 0)
 		FROM sessions s WHERE s.project = ` + q.arg(p.Project) + ` AND s.started_at >= ` + q.arg(micros(p.Since)) + `
-		GROUP BY ` + key + ` ORDER BY ` + key
+		GROUP BY ` + groups + ` ORDER BY ` + groups
 	rows, err := e.query(ctx, stmt, q.args...)
 	if err != nil {
 		return nil, e.interpretError(err, "computing stats")
@@ -238,19 +236,43 @@ func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) 
 	out := []logbook.StatsRow{}
 	for rows.Next() {
 		var r logbook.StatsRow
-		var k any
-		if err := rows.Scan(&k, &r.Sessions, &r.DurationSeconds, &r.InputTokens, &r.OutputTokens, &r.ToolCalls); err != nil {
+		var k, sub any
+		if err := rows.Scan(&k, &sub, &r.Sessions, &r.DurationSeconds, &r.InputTokens, &r.OutputTokens, &r.ToolCalls); err != nil {
 			return nil, e.interpretError(err, "computing stats")
 		}
-		switch v := k.(type) {
-		case int64:
-			r.Key = time.UnixMicro(v * 86400000000).UTC().Format(time.DateOnly)
-		case []byte:
-			r.Key = string(v)
-		case string:
-			r.Key = v
-		}
+		r.Key, r.Then = statsValue(k), statsValue(sub)
 		out = append(out, r)
 	}
 	return out, e.interpretError(rows.Err(), "computing stats")
+}
+
+// statsKey is the column a grouping groups by; days are whole days since
+// the Unix epoch, UTC.
+func statsKey(by logbook.StatsBy) string {
+	switch by {
+	case logbook.ByBlocker:
+		return "s.blocker"
+	case logbook.ByHarness:
+		return "s.harness"
+	case logbook.ByAgent:
+		return "s.agent"
+	case logbook.ByDay:
+		return "CAST(s.started_at / 86400000000 AS BIGINT)"
+	default:
+		return "s.outcome"
+	}
+}
+
+// statsValue turns a grouped value into its key: a day number into its
+// date, text as it is.
+func statsValue(v any) string {
+	switch v := v.(type) {
+	case int64:
+		return time.UnixMicro(v * 86400000000).UTC().Format(time.DateOnly)
+	case []byte:
+		return string(v)
+	case string:
+		return v
+	}
+	return ""
 }
