@@ -223,6 +223,49 @@ func TestTwoReplicas(t *testing.T) {
 		t.Errorf("%d claims won across two replicas, want 1", won)
 	}
 
+	// 50 batches into one session through both replicas at once: numbered
+	// 1..n without a gap or a repeat; then both end it, one wins.
+	shared := a.do("POST", "/v1/sessions", token, map[string]string{"project": "demo"}).expect(t, 201).body["id"].(string)
+	for i := range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := []replica{a, b}[i%2]
+			r.do("POST", "/v1/sessions/"+shared+"/entries", token, map[string]any{"entries": []map[string]any{
+				{"kind": "note", "text": "a", "key": "k" + strconv.Itoa(i)}, {"kind": "note", "text": "b"}}}).expect(t, 200)
+		}()
+	}
+	wg.Wait()
+	view := b.do("GET", "/v1/sessions/"+shared, token, nil).expect(t, 200)
+	entries := view.body["entries"].([]any)
+	if len(entries) != 100 || view.body["session"].(map[string]any)["entry_count"] != float64(100) {
+		t.Fatalf("100 entries through two replicas: got %d", len(entries))
+	}
+	for i, e := range entries {
+		if seq := e.(map[string]any)["seq"]; seq != float64(i+1) {
+			t.Fatalf("entry %d has seq %v: a gap or a repeat", i, seq)
+		}
+	}
+	ends := make(chan int, 2)
+	for _, r := range []replica{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ends <- r.do("POST", "/v1/sessions/"+shared+"/end", token, map[string]string{"outcome": "success"}).status
+		}()
+	}
+	wg.Wait()
+	close(ends)
+	for status := range ends {
+		if status != 200 {
+			t.Errorf("ending through both replicas: %d", status)
+		}
+	}
+	ended := a.do("GET", "/v1/sessions/"+shared, token, nil).expect(t, 200).body["session"].(map[string]any)
+	if ended["state"] != "ended" || ended["closed_at"] == nil {
+		t.Errorf("after two ends: %v", ended)
+	}
+
 	// Only one replica sweeps at a time.
 	results := make(chan service.SweepResult, 2)
 	for _, r := range []replica{a, b} {
