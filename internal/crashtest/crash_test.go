@@ -21,7 +21,8 @@ func TestKillPostgres(t *testing.T) {
 	testKill(t, testdb.PostgresURL(t))
 }
 
-// testKill runs 50 writing clients against a server that is killed with
+// testKill runs 50 writing clients, and 5 more reporting through the
+// Claude Code hook (and its spool), against a server that is killed with
 // SIGKILL at random moments, five times, and restarted each time; then
 // every acknowledged entry must be there exactly once, without gaps.
 func testKill(t *testing.T, db string) {
@@ -30,8 +31,11 @@ func testKill(t *testing.T, db string) {
 	t.Logf("random seed %d", seed)
 	srv := startServer(t, db)
 	l := newLoad(t, srv, clients)
+	hooks := newHookLoad(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	hooksDone := make(chan struct{})
+	go func() { hooks.run(ctx); close(hooksDone) }()
 
 	var killed atomic.Int64
 	go func() {
@@ -52,8 +56,10 @@ func testKill(t *testing.T, db string) {
 	}
 	t.Logf("%d kills survived; %d clients, %d entries acknowledged in %v; clients met %s",
 		killed.Load()-1, clients, l.acked(), time.Since(start).Round(time.Millisecond), &l.faults)
+	<-hooksDone
 	l.faults.check(t)
 	l.verify()
+	hooks.verify(t)
 	if !t.Failed() {
 		t.Logf("verified: all %d acknowledged entries there exactly once, numbered without a gap, counters right; %d sessions ended", l.acked(), clients)
 	}
