@@ -131,8 +131,10 @@ func (e executor) SessionListLinked(ctx context.Context, project, kind, ref stri
 }
 
 func (e executor) SkillList(ctx context.Context, rootID string) ([]string, error) {
+	// The root, and the sessions that name it as theirs (two index
+	// searches; an OR here would scan every session).
 	rows, err := e.query(ctx, `SELECT DISTINCT text FROM entries WHERE kind = 'skill' AND text <> '' AND session_id IN
-		(SELECT id FROM sessions WHERE id = $1 OR root_id = $1) ORDER BY text`, rootID)
+		(SELECT $1 UNION ALL SELECT id FROM sessions WHERE root_id = $1 AND root_id <> '') ORDER BY text`, rootID)
 	if err != nil {
 		return nil, e.interpretError(err, "listing skills")
 	}

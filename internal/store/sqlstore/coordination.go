@@ -281,9 +281,11 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 		q.and("c.session_id = " + q.arg(p.SessionID))
 	}
 	if p.Project != "" {
-		// A correlated EXISTS, so the planner walks the tool-call index
-		// newest first and stops at a page, checking each call's project.
-		q.and("EXISTS (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.project = " + q.arg(p.Project) + ")")
+		// A correlated scalar subquery, so the planner walks the tool-call
+		// index newest first and stops at a page, checking each call's
+		// project. (SQLite turns an EXISTS here into a join that first
+		// builds a Bloom filter over every session: 100x slower.)
+		q.and("(SELECT s.project FROM sessions s WHERE s.id = c.session_id) = " + q.arg(p.Project))
 	}
 	if p.Tool != "" {
 		q.and("c.tool = " + q.arg(p.Tool))
@@ -305,7 +307,7 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 	stmt := `SELECT c.id, c.session_id, c.seq, c.at, c.tool, c.tool_call_id, c.payload, r.text, r.payload, r.at
 		FROM entries c
 		LEFT JOIN entries r ON r.id = (SELECT MIN(x.id) FROM entries x WHERE x.session_id = c.session_id
-			AND x.tool_call_id = c.tool_call_id AND x.kind = 'tool_result' AND c.tool_call_id <> '')
+			AND x.tool_call_id = c.tool_call_id AND x.tool_call_id <> '' AND x.kind = 'tool_result')
 		WHERE ` + q.whereSQL() + ` ORDER BY ` + order + ` LIMIT ` + q.arg(p.Limit)
 	rows, err := e.query(ctx, stmt, q.args...)
 	if err != nil {

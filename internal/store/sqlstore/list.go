@@ -147,12 +147,14 @@ func filterSessions(q *query, f logbook.SessionFilter, project, now string, idle
 		{"s.actor", f.Actor}, {"s.agent", f.Agent}, {"s.subject", f.Subject},
 	} {
 		if eq.value != "" {
-			q.and(eq.column + " = " + q.arg(eq.value))
+			// "<> ''" lets the planner use the column's partial index
+			// (WHERE column <> ''): it cannot tell from a bound value alone.
+			q.and(eq.column + " = " + q.arg(eq.value) + " AND " + eq.column + " <> ''")
 		}
 	}
 	switch {
 	case f.ParentID != "":
-		q.and("s.parent_id = " + q.arg(f.ParentID))
+		q.and("s.parent_id = " + q.arg(f.ParentID) + " AND s.parent_id <> ''")
 	case !f.Subagents:
 		q.and("s.parent_id = ''")
 	}
@@ -166,7 +168,7 @@ func filterSessions(q *query, f logbook.SessionFilter, project, now string, idle
 		ref := q.arg(f.Pull)
 		// Attached or named, or on the branch of a session attached to the pull.
 		q.and("(s.id IN (SELECT l.session_id FROM links l WHERE l.project = " + project + " AND l.kind = 'pull' AND l.ref = " + ref + ")" +
-			" OR (s.branch <> '' AND s.branch IN (SELECT b.branch FROM sessions b WHERE b.project = s.project AND b.pull = " + ref + " AND b.branch <> '')))")
+			" OR (s.branch <> '' AND s.branch IN (SELECT b.branch FROM sessions b WHERE b.project = " + project + " AND b.pull = " + ref + " AND b.pull <> '' AND b.branch <> '')))")
 	}
 	if f.Path != "" {
 		if strings.HasSuffix(f.Path, "/") {
