@@ -20,6 +20,12 @@ func toEntry(e *transcript.Entry) logbook.Entry {
 		Kind: logbook.Kind(e.Kind), Role: e.Role, Text: logbook.Clip(e.Text, logbook.MaxEntryText),
 		Tool: e.Tool, ToolCallID: e.ToolCallID, Payload: e.Payload, Commit: e.Commit, Key: e.Key, At: e.At,
 	}
+	// A tool call and its result take the keys the Claude Code hook gives
+	// them, so a transcript imported after its hook recorded it adds no
+	// second copy.
+	if e.ToolCallID != "" && (out.Kind == logbook.KindToolCall || out.Kind == logbook.KindToolResult) {
+		out.Key = e.ToolCallID + map[logbook.Kind]string{logbook.KindToolCall: ":call", logbook.KindToolResult: ":result"}[out.Kind]
+	}
 	if e.IsError {
 		out.Payload = markError(out.Payload)
 	}
