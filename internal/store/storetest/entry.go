@@ -49,7 +49,7 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 		st := newStore(t)
 		s := newSession(t, st, sessionOpts{})
 		var in []logbook.Entry
-		for i := 1; i <= 130; i++ { // more than one insert chunk
+		for i := 1; i <= 530; i++ { // more than one insert chunk (500 rows)
 			in = append(in, logbook.Entry{SessionID: s.ID, Seq: int64(i), At: base, Kind: logbook.KindNote, Text: "n"})
 		}
 		must(t, st.EntryInsert(ctx, in))
@@ -59,17 +59,20 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 		equal(t, "first seq after 100", page[0].Seq, int64(101))
 		n, err := st.EntrySupersede(ctx, s.ID, base.Add(time.Minute))
 		must(t, err)
-		equal(t, "superseded", n, int64(130))
-		must(t, st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 131, At: base, Kind: logbook.KindSummary, Text: "sum"}}))
+		equal(t, "superseded", n, int64(530))
+		must(t, st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 531, At: base, Kind: logbook.KindSummary, Text: "sum"}}))
 		active, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 500})
 		must(t, err)
 		equal(t, "active after compaction", len(active), 1)
 		equal(t, "active kind", active[0].Kind, logbook.KindSummary)
 		all, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 500, IncludeSuperseded: true})
 		must(t, err)
-		equal(t, "all entries", len(all), 131)
+		equal(t, "all entries, first page", len(all), 500)
 		equal(t, "first is superseded", all[0].Superseded, true)
-		equal(t, "last is not", all[130].Superseded, false)
+		rest, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, AfterSeq: 500, Limit: 500, IncludeSuperseded: true})
+		must(t, err)
+		equal(t, "all entries, second page", len(rest), 31)
+		equal(t, "the summary is not superseded", rest[30].Superseded, false)
 	})
 
 	t.Run("SeqAndKeyAreUnique", func(t *testing.T) {
