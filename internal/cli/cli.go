@@ -36,7 +36,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "run the server: HTTP API on an embedded SQLite file or PostgreSQL", serve},
+		{"serve", "run the server (web UI, API, MCP) on an embedded SQLite file or PostgreSQL", serve},
 		{"token", "make bearer tokens for actors in projects", token},
 		{"migrate", "create or update the database schema, then exit", migrateCmd},
 		{"classify", "say how risky a shell command is (needs no server)", func(ctx context.Context, env Env, args []string) int {
