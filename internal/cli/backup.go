@@ -61,20 +61,3 @@ Restore into a new, empty database (then point logbook serve --db at it):
 	fmt.Fprintf(env.Stdout, "backed up %s to %s\n", describeDB(dbValue), path)
 	return 0
 }
-
-// parseInterleaved parses flags given before, between and after the
-// positional arguments (logbook backup PATH --db X as well as logbook
-// backup --db X PATH) and returns the positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}

@@ -163,3 +163,20 @@ func parseExit(err error) int {
 	}
 	return 2
 }
+
+// parseInterleaved parses flags given before, between and after the
+// positional arguments (logbook backup PATH --db X as well as logbook
+// backup --db X PATH) and returns the positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

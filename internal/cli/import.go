@@ -52,7 +52,7 @@ Flags:
 		fmt.Fprint(env.Stderr, usage)
 		fs.PrintDefaults()
 	}
-	paths, err := parseInterspersed(fs, args[1:])
+	paths, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return parseExit(err)
 	}
@@ -120,22 +120,6 @@ Flags:
 		return 1
 	}
 	return 0
-}
-
-// parseInterspersed parses flags that may come before, between or after
-// the positional arguments, and returns the positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // defaultTranscripts is where a harness keeps its transcripts.

@@ -44,7 +44,7 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	positional, err := parseInterspersed(fs, args)
+	positional, err := parseInterleaved(fs, args)
 	if err != nil {
 		return parseExit(err)
 	}
