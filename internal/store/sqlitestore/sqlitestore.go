@@ -45,6 +45,12 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)"} {
 		q.Add("_pragma", pragma)
 	}
+	// Transactions take the write lock when they begin (BEGIN IMMEDIATE):
+	// a transaction that began as a reader and then writes fails at once
+	// with SQLITE_BUSY when another connection (a CLI command beside the
+	// server) wrote meanwhile, whereas one that locks first waits its turn
+	// under busy_timeout. logbook opens transactions only to write.
+	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("error opening SQLite database %s: %w", path, err)
