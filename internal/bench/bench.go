@@ -9,6 +9,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"sort"
@@ -55,10 +56,12 @@ type Result struct {
 	FirstError     string             `json:"first_error,omitempty"`
 }
 
-// recorder collects latencies per route from many goroutines.
+// recorder collects latencies per route from many goroutines, in
+// histograms of fixed size, so that a long run measures the server's memory
+// and not a growing list of samples.
 type recorder struct {
 	mu       sync.Mutex
-	samples  map[string][]time.Duration
+	routes   map[string]*histogram
 	entries  atomic.Int64
 	requests atomic.Int64
 	errors   atomic.Int64
@@ -73,8 +76,48 @@ func (r *recorder) observe(route string, d time.Duration, err error) {
 		}
 	}
 	r.mu.Lock()
-	r.samples[route] = append(r.samples[route], d)
+	h := r.routes[route]
+	if h == nil {
+		h = &histogram{}
+		r.routes[route] = h
+	}
+	h.add(d)
 	r.mu.Unlock()
+}
+
+// histogram counts durations in buckets 2% wide (from 1 µs to about an
+// hour), so a percentile it reports is within 2% of the true one.
+type histogram struct {
+	counts [1200]int64
+	n      int64
+	max    time.Duration
+}
+
+const bucketGrowth = 1.02
+
+func (h *histogram) add(d time.Duration) {
+	us := max(float64(d.Microseconds()), 1)
+	i := min(int(math.Log(us)/math.Log(bucketGrowth)), len(h.counts)-1)
+	h.counts[i]++
+	h.n++
+	h.max = max(h.max, d)
+}
+
+// quantile returns the upper edge of the bucket holding quantile q, in ms.
+func (h *histogram) quantile(q float64) float64 {
+	want := int64(math.Ceil(q * float64(h.n)))
+	var seen int64
+	for i, c := range h.counts {
+		if seen += c; seen >= want && c > 0 {
+			return math.Pow(bucketGrowth, float64(i+1)) / 1000
+		}
+	}
+	return float64(h.max.Microseconds()) / 1000
+}
+
+func (h *histogram) summary() Latency {
+	return Latency{Count: h.n, P50: h.quantile(0.50), P95: h.quantile(0.95), P99: h.quantile(0.99),
+		Max: float64(h.max.Microseconds()) / 1000}
 }
 
 // Run sends the load until cfg.Duration passes or ctx ends.
@@ -92,7 +135,7 @@ func Run(ctx context.Context, cfg Config) Result {
 	c := client.New(cfg.Server, cfg.Token)
 	c.HTTP = &http.Client{Transport: transport, Timeout: 30 * time.Second}
 
-	rec := &recorder{samples: map[string][]time.Duration{}}
+	rec := &recorder{routes: map[string]*histogram{}}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
 	start := time.Now()
@@ -135,8 +178,8 @@ func Run(ctx context.Context, cfg Config) Result {
 	if s, ok := rec.firstErr.Load().(string); ok {
 		res.FirstError = s
 	}
-	for route, samples := range rec.samples {
-		res.Routes[route] = summarize(samples)
+	for route, h := range rec.routes {
+		res.Routes[route] = h.summary()
 	}
 	return res
 }
