@@ -22,9 +22,10 @@ const (
 	MaxJSONDepth = 64
 	// DefaultRateLimit is how many requests a second one token may make
 	// on average, and DefaultRateBurst how many it may make at once after
-	// a quiet spell.
-	DefaultRateLimit = 50
-	DefaultRateBurst = 200
+	// a quiet spell. A busy agent's hooks send a few requests a second; a
+	// token shared by a team's agents, or an import, many more.
+	DefaultRateLimit = 200
+	DefaultRateBurst = 1000
 	// DefaultMaxStreams is how many event streams (GET /v1/events) one
 	// token may hold open at once.
 	DefaultMaxStreams = 8
