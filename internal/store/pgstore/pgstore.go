@@ -66,6 +66,7 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		Name:              "postgres",
 		ForUpdate:         " FOR UPDATE",
 		IsUniqueViolation: isUniqueViolation,
+		InsertRows:        500,
 		ExplainPrefix:     "EXPLAIN ",
 		IsInvalidText:     isInvalidText,
 		TryLockSQL:        `SELECT pg_try_advisory_xact_lock(74740003)`,

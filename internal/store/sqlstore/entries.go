@@ -13,10 +13,10 @@ import (
 
 func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) error {
 	const columns = 14
-	// One multi-row INSERT per batch: a batch of 500 entries is one
-	// statement, not 500 round trips. 500 rows x 14 columns is 7,000 host
-	// parameters, under both SQLite's limit (32,766) and PostgreSQL's (65,535).
-	const chunk = logbook.MaxBatch
+	// One multi-row INSERT per chunk of rows: a batch of 500 entries is a
+	// few statements, not 500 round trips. The chunk size is the engine's
+	// (see Dialect.InsertRows).
+	chunk := e.d.InsertRows
 	for start := 0; start < len(entries); start += chunk {
 		part := entries[start:min(start+chunk, len(entries))]
 		var b strings.Builder

@@ -49,7 +49,7 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 		st := newStore(t)
 		s := newSession(t, st, sessionOpts{})
 		var in []logbook.Entry
-		for i := 1; i <= 530; i++ { // more than one insert chunk (500 rows)
+		for i := 1; i <= 530; i++ { // more than one insert chunk on either engine
 			in = append(in, logbook.Entry{SessionID: s.ID, Seq: int64(i), At: base, Kind: logbook.KindNote, Text: "n"})
 		}
 		must(t, st.EntryInsert(ctx, in))
