@@ -110,7 +110,7 @@ Flags:
 			return 1
 		}
 		defer st.Close()
-		svc := service.New(st, service.Options{Logger: log})
+		svc := service.New(st, service.Options{Logger: log, AuthCacheTTL: 2 * time.Second}) // as serve runs it
 		runCtx, stopService := context.WithCancel(ctx)
 		defer stopService()
 		go svc.Run(runCtx)

@@ -17,8 +17,9 @@ import (
 // has one writer at a time) wait milliseconds, not seconds.
 const DefaultPruneBatch = 100
 
-// RevokeToken revokes a token at once, on every replica: the token's
-// value, or its id. Only the admin may. It returns the revoked token's
+// RevokeToken revokes a token: the token's value, or its id. It stops
+// working at once here, and on other servers within their
+// Options.AuthCacheTTL. Only the admin may. It returns the revoked token's
 // record (its hash, never its value).
 func (s *Service) RevokeToken(ctx context.Context, c Caller, token string) (logbook.Token, error) {
 	if !c.Admin {
@@ -36,6 +37,7 @@ func (s *Service) RevokeToken(ctx context.Context, c Caller, token string) (logb
 	if errors.Is(err, logbook.ErrNotFound) {
 		return logbook.Token{}, fmt.Errorf("no token that is not revoked matches: %w", logbook.ErrNotFound)
 	}
+	s.auth.forget()
 	return t, err
 }
 
@@ -49,7 +51,9 @@ func (s *Service) RevokeActorTokens(ctx context.Context, c Caller, project, acto
 	if project == "" || actor == "" {
 		return 0, logbook.Invalid("actor", "name the project and the actor whose tokens to revoke")
 	}
-	return s.store.TokenRevokeActor(ctx, project, actor, s.now())
+	n, err := s.store.TokenRevokeActor(ctx, project, actor, s.now())
+	s.auth.forget()
+	return n, err
 }
 
 // Backup writes a consistent copy of the database to path while the

@@ -31,6 +31,11 @@ type Options struct {
 	NowFunc func() time.Time
 	// Logger receives the service's logs (default slog.Default()).
 	Logger *slog.Logger
+	// AuthCacheTTL, when positive, keeps what a token stands for in memory
+	// that long, so most requests skip the token lookup. A revoked token
+	// then keeps working up to that long on servers that saw it recently.
+	// Zero looks every token up.
+	AuthCacheTTL time.Duration
 }
 
 // Defaults for Options.
@@ -47,6 +52,7 @@ type Service struct {
 	nowFunc func() time.Time
 	log     *slog.Logger
 	hub     hub
+	auth    authCache
 	// committer, once Run starts it, groups concurrent write transactions.
 	committer atomic.Pointer[committer]
 }
@@ -54,7 +60,7 @@ type Service struct {
 // New returns a Service on st.
 func New(st store.Store, opts Options) *Service {
 	s := &Service{store: st, idle: opts.IdleWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
-		hub: hub{ch: make(chan struct{})}}
+		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}}
 	if s.idle <= 0 {
 		s.idle = DefaultIdleWindow
 	}

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 )
@@ -41,6 +43,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error
 		return Caller{}, fmt.Errorf("no token: send Authorization: Bearer TOKEN: %w", logbook.ErrUnauthorized)
 	}
 	hash := hashToken(token)
+	if c, ok := s.auth.get(hash, s.nowFunc()); ok {
+		return c, nil
+	}
 	t, err := s.store.TokenGetByHash(ctx, hash)
 	if errors.Is(err, logbook.ErrNotFound) {
 		return Caller{}, fmt.Errorf("this token is not known or was revoked: %w", logbook.ErrUnauthorized)
@@ -53,7 +58,56 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error
 	if subtle.ConstantTimeCompare([]byte(t.Hash), []byte(hash)) != 1 {
 		return Caller{}, fmt.Errorf("this token is not known or was revoked: %w", logbook.ErrUnauthorized)
 	}
-	return Caller{Actor: t.Actor, Project: t.Project, Admin: t.Admin}, nil
+	c := Caller{Actor: t.Actor, Project: t.Project, Admin: t.Admin}
+	s.auth.put(hash, c, s.nowFunc())
+	return c, nil
+}
+
+// authCache remembers, for a short while, what token hashes stand for (see
+// Options.AuthCacheTTL). It is bounded: when full it starts over.
+type authCache struct {
+	ttl     time.Duration
+	mu      sync.Mutex
+	entries map[string]authEntry
+}
+
+type authEntry struct {
+	caller  Caller
+	expires time.Time
+}
+
+const maxAuthEntries = 10000
+
+func (a *authCache) get(hash string, now time.Time) (Caller, bool) {
+	if a.ttl <= 0 {
+		return Caller{}, false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, ok := a.entries[hash]
+	if !ok || now.After(e.expires) {
+		return Caller{}, false
+	}
+	return e.caller, true
+}
+
+func (a *authCache) put(hash string, c Caller, now time.Time) {
+	if a.ttl <= 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.entries) >= maxAuthEntries {
+		clear(a.entries)
+	}
+	a.entries[hash] = authEntry{caller: c, expires: now.Add(a.ttl)}
+}
+
+// forget drops every remembered token, after a revocation in this process.
+func (a *authCache) forget() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.entries)
 }
 
 // EnsureAdminToken makes sure an admin token exists. With fixed set (from
