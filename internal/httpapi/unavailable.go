@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/logbookhq/logbook/internal/service"
 )
 
 // retryAfterUnavailable is the Retry-After, in seconds, of a 503 answered
@@ -36,6 +38,9 @@ const (
 // detail says which case it is, in words an operator can act on.
 func unavailable(err error) (detail string, ok bool) {
 	const unreachable = "the database cannot be reached right now; retry shortly (nothing acknowledged was lost)"
+	if errors.Is(err, service.ErrShuttingDown) {
+		return err.Error(), true
+	}
 	var pgErr *pgconn.PgError
 	var connectErr *pgconn.ConnectError
 	var netErr net.Error

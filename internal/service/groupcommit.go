@@ -22,6 +22,9 @@ import (
 type committer struct {
 	store    store.Store
 	requests chan *txRequest
+	// stopped closes once the committer takes no more requests (after
+	// drain); a request still queued then was never run.
+	stopped chan struct{}
 	// maxGroup bounds how many requests share one transaction, so one
 	// slow group cannot hold many callers for long.
 	maxGroup int
@@ -36,7 +39,7 @@ type txRequest struct {
 }
 
 func newCommitter(st store.Store, onCommit func()) *committer {
-	return &committer{store: st, requests: make(chan *txRequest, 1024), maxGroup: 256, onCommit: onCommit}
+	return &committer{store: st, requests: make(chan *txRequest, 1024), stopped: make(chan struct{}), maxGroup: 256, onCommit: onCommit}
 }
 
 // do runs fn in the next group and returns its outcome once the group is
@@ -45,13 +48,30 @@ func (c *committer) do(ctx context.Context, fn func(*work) error) error {
 	req := &txRequest{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case c.requests <- req:
+	case <-c.stopped:
+		return ErrShuttingDown
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	// Once queued, wait for the answer even if ctx ends: the group may
 	// already have committed this request's writes.
-	return <-req.done
+	select {
+	case err := <-req.done:
+		return err
+	case <-c.stopped:
+		select {
+		case err := <-req.done: // answered just before the committer stopped
+			return err
+		default:
+			return ErrShuttingDown // never run: nothing was written
+		}
+	}
 }
+
+// ErrShuttingDown answers a write that arrived as the server was stopping;
+// nothing of it was written, and the caller may retry it (on another
+// replica, or once this one is back).
+var ErrShuttingDown = errors.New("the server is shutting down; retry shortly")
 
 // run takes groups of requests until ctx ends.
 func (c *committer) run(ctx context.Context) {
@@ -73,6 +93,7 @@ func (c *committer) drain(idle time.Duration) {
 		case first := <-c.requests:
 			c.commitGroup(c.fill(first))
 		case <-time.After(idle):
+			close(c.stopped)
 			return
 		}
 	}
