@@ -17,6 +17,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	// The tests run the logbook binary, built from source in TestMain. These
+	// imports make the test binary (and so go test's cache) depend on that
+	// source: a change to the server reruns the crash tests.
+	_ "github.com/logbookhq/logbook/internal/cli"
+	_ "github.com/logbookhq/logbook/internal/store/pgstore"
+	_ "github.com/logbookhq/logbook/internal/store/sqlitestore"
 )
 
 // binary is the logbook binary the tests run, built once in TestMain.

@@ -238,6 +238,7 @@ func (s *Service) Events(ctx context.Context, c Caller, project string, afterID 
 	if limit <= 0 || limit > 500 {
 		limit = 500
 	}
+	s.sequenceEvents(ctx)
 	return s.store.EventList(ctx, store.EventListParams{Project: project, AfterID: afterID, Limit: limit})
 }
 
@@ -247,7 +248,17 @@ func (s *Service) LatestEventID(ctx context.Context, c Caller, project string) (
 	if err != nil {
 		return 0, err
 	}
+	s.sequenceEvents(ctx)
 	return s.store.EventLatestID(ctx, project)
+}
+
+// sequenceEvents numbers committed events before a read, so the reader
+// sees everything committed so far. A failure only delays events (the
+// next read numbers them), so it is logged, not returned.
+func (s *Service) sequenceEvents(ctx context.Context) {
+	if _, err := s.store.EventSequence(ctx); err != nil && ctx.Err() == nil {
+		s.log.WarnContext(ctx, "numbering events failed", "err", err)
+	}
 }
 
 // EventsChanged returns a channel closed the next time events may have

@@ -42,6 +42,13 @@ type Store interface {
 	// shared transactions (group commit) instead of queueing them.
 	SingleWriter() bool
 
+	// EventSequence numbers the committed events that have no id yet, in
+	// the order they were written, after the highest id given so far, and
+	// returns how many it numbered. One process sequences at a time; the
+	// others return 0 at once. A no-op where events are numbered as they are
+	// inserted (SQLite). Readers of events call it first.
+	EventSequence(ctx context.Context) (int64, error)
+
 	// Listen calls wake whenever another process commits events, until ctx
 	// ends or the database cannot be reached (it reconnects). On SQLite,
 	// where one process writes, it returns at once.
@@ -176,12 +183,13 @@ type Executor interface {
 	// LinkList lists a session's links.
 	LinkList(ctx context.Context, sessionID string) ([]logbook.Link, error)
 
-	// EventInsert appends events to the outbox and fills their ids. Ids
-	// increase in commit order: an event with a higher id never becomes
-	// visible before one with a lower id (PostgreSQL serialises event
-	// writers for the rest of the transaction; call it last).
+	// EventInsert appends events to the outbox. A follower sees them once
+	// they are numbered (their id): as they are inserted on SQLite, by
+	// EventSequence after commit on PostgreSQL.
 	EventInsert(ctx context.Context, events []*logbook.Event) error
-	// EventList lists a project's events after an id, in id order.
+	// EventList lists a project's numbered events after an id, in id order.
+	// Ids only grow in the order events become visible, so a follower that
+	// resumes after the last id it saw misses nothing.
 	EventList(ctx context.Context, p EventListParams) ([]logbook.Event, error)
 	// EventLatestID returns the id of a project's newest event, 0 when none.
 	EventLatestID(ctx context.Context, project string) (int64, error)

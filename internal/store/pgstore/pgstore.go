@@ -63,15 +63,16 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		return nil, fmt.Errorf("error migrating PostgreSQL database: %w", err)
 	}
 	st := sqlstore.New(db, sqlstore.Dialect{
-		Name:              "postgres",
-		ForUpdate:         " FOR UPDATE",
-		IsUniqueViolation: isUniqueViolation,
-		InsertRows:        500,
-		ExplainPrefix:     "EXPLAIN ",
-		IsInvalidText:     isInvalidText,
-		TryLockSQL:        `SELECT pg_try_advisory_xact_lock(74740003)`,
-		EventLockSQL:      `SELECT pg_advisory_xact_lock(74740002)`,
-		NotifySQL:         `SELECT pg_notify('` + NotifyChannel + `', $1)`,
+		Name:                "postgres",
+		ForUpdate:           " FOR UPDATE",
+		IsUniqueViolation:   isUniqueViolation,
+		InsertRows:          500,
+		ExplainPrefix:       "EXPLAIN ",
+		IsInvalidText:       isInvalidText,
+		TryLockSQL:          `SELECT pg_try_advisory_xact_lock(74740003)`,
+		SequenceAfterCommit: true,
+		SequenceLockSQL:     `SELECT pg_try_advisory_xact_lock(74740002)`,
+		NotifySQL:           `SELECT pg_notify('` + NotifyChannel + `', $1)`,
 	})
 	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
 	return st, nil

@@ -210,22 +210,25 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 	if len(events) == 0 {
 		return nil
 	}
-	if e.d.EventLockSQL != "" {
-		if _, err := e.exec(ctx, e.d.EventLockSQL); err != nil {
-			return e.interpretError(err, "ordering events")
-		}
-	}
+	// Numbered as inserted where one writer commits at a time (SQLite);
+	// else left for EventSequence to number once committed.
 	projects := map[string]bool{}
 	for _, ev := range events {
 		data := ev.Data
 		if len(data) == 0 {
 			data = json.RawMessage(`{}`)
 		}
-		err := e.queryRow(ctx, `INSERT INTO events (project, type, session_id, at, data) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-			ev.Project, ev.Type, ev.SessionID, micros(ev.At), string(data)).Scan(&ev.ID)
-		if err != nil {
+		var seq sql.NullInt64
+		if !e.d.SequenceAfterCommit {
+			if err := e.queryRow(ctx, `UPDATE event_counter SET n = n + 1 RETURNING n`).Scan(&seq); err != nil {
+				return e.interpretError(err, "numbering event")
+			}
+		}
+		if _, err := e.exec(ctx, `INSERT INTO events (project, type, session_id, at, data, seq) VALUES ($1, $2, $3, $4, $5, $6)`,
+			ev.Project, ev.Type, ev.SessionID, micros(ev.At), string(data), seq); err != nil {
 			return e.interpretError(err, "storing event")
 		}
+		ev.ID = seq.Int64
 		projects[ev.Project] = true
 	}
 	if e.d.NotifySQL != "" {
@@ -238,9 +241,39 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 	return nil
 }
 
+// EventSequence numbers committed events that have no seq yet, after the
+// highest seq, in the order they were inserted (see store.Store).
+func (s *Store) EventSequence(ctx context.Context) (int64, error) {
+	if !s.d.SequenceAfterCommit {
+		return 0, nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, s.interpretError(err, "sequencing events")
+	}
+	defer tx.Rollback()
+	var won bool
+	if err := tx.QueryRowContext(ctx, s.d.SequenceLockSQL).Scan(&won); err != nil || !won {
+		return 0, s.interpretError(err, "sequencing events")
+	}
+	res, err := tx.ExecContext(ctx, `WITH pending AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM events WHERE seq IS NULL),
+		counter AS (UPDATE event_counter SET n = n + (SELECT COUNT(*) FROM pending) RETURNING n - (SELECT COUNT(*) FROM pending) AS base)
+		UPDATE events SET seq = counter.base + pending.n FROM counter, pending WHERE events.id = pending.id`)
+	if err != nil {
+		return 0, s.interpretError(err, "sequencing events")
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 && s.d.NotifySQL != "" { // wake every follower: there is more to read
+		if _, err := tx.ExecContext(ctx, s.d.NotifySQL, ""); err != nil {
+			return 0, s.interpretError(err, "notifying followers")
+		}
+	}
+	return n, s.interpretError(tx.Commit(), "sequencing events")
+}
+
 func (e executor) EventList(ctx context.Context, p store.EventListParams) ([]logbook.Event, error) {
-	rows, err := e.query(ctx, `SELECT id, project, type, session_id, at, data FROM events
-		WHERE project = $1 AND id > $2 ORDER BY id LIMIT $3`, p.Project, p.AfterID, p.Limit)
+	rows, err := e.query(ctx, `SELECT seq, project, type, session_id, at, data FROM events
+		WHERE project = $1 AND seq > $2 AND seq IS NOT NULL ORDER BY seq LIMIT $3`, p.Project, p.AfterID, p.Limit)
 	if err != nil {
 		return nil, e.interpretError(err, "listing events")
 	}
@@ -261,7 +294,7 @@ func (e executor) EventList(ctx context.Context, p store.EventListParams) ([]log
 
 func (e executor) EventLatestID(ctx context.Context, project string) (int64, error) {
 	var id int64
-	err := e.queryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM events WHERE project = $1`, project).Scan(&id)
+	err := e.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE project = $1 AND seq IS NOT NULL`, project).Scan(&id)
 	return id, e.interpretError(err, "reading the newest event")
 }
 

@@ -37,10 +37,13 @@ type Dialect struct {
 	// TryLockSQL answers one boolean: whether this transaction won the
 	// sweep lock. Empty means always won (SQLite has one process).
 	TryLockSQL string
-	// EventLockSQL runs before events are inserted and holds until the
-	// transaction ends, so event ids become visible in increasing order
-	// (PostgreSQL assigns ids before commit; SQLite commits one at a time).
-	EventLockSQL string
+	// SequenceAfterCommit: events are numbered by EventSequence once
+	// committed (PostgreSQL, where concurrent writers take ids before they
+	// commit), not as they are inserted (SQLite, one writer at a time).
+	SequenceAfterCommit bool
+	// SequenceLockSQL answers whether this transaction may sequence events
+	// (one process at a time).
+	SequenceLockSQL string
 	// OptimizeSQL refreshes the planner's statistics ("" where the engine
 	// keeps them fresh by itself).
 	OptimizeSQL string
