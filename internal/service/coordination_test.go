@@ -19,6 +19,7 @@ func TestCoordination(t *testing.T) {
 		t.Run("ClaimLife", func(t *testing.T) { t.Parallel(); testClaimLife(t, setup(t, e)) })
 		t.Run("TouchesAndLinks", func(t *testing.T) { t.Parallel(); testTouchesAndLinks(t, setup(t, e)) })
 		t.Run("Events", func(t *testing.T) { t.Parallel(); testEvents(t, setup(t, e)) })
+		t.Run("EventIDsNeverGoBack", func(t *testing.T) { t.Parallel(); testEventIDsNeverGoBack(t, setup(t, e)) })
 	})
 }
 
@@ -256,5 +257,26 @@ func testEvents(t *testing.T, b *bundle) {
 	must(t, err)
 	if swept.EventsPruned != int64(len(events)) {
 		t.Errorf("pruned %d events, want %d", swept.EventsPruned, len(events))
+	}
+}
+
+// testEventIDsNeverGoBack: deleting the newest events (with their session)
+// does not let a later event take an id a follower has already seen.
+func testEventIDsNeverGoBack(t *testing.T, b *bundle) {
+	s := b.start(t, b.alice, service.StartParams{})
+	_, err := b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote}}})
+	must(t, err)
+	seen, err := b.svc.LatestEventID(b.ctx, b.alice, "p")
+	must(t, err)
+	if seen == 0 {
+		t.Fatal("no events")
+	}
+	_, err = b.svc.DeleteSession(b.ctx, b.alice, s.ID, false)
+	must(t, err)
+	next := b.start(t, b.alice, service.StartParams{})
+	events, err := b.svc.Events(b.ctx, b.alice, "p", seen, 10)
+	must(t, err)
+	if len(events) != 1 || events[0].SessionID != next.ID || events[0].ID <= seen {
+		t.Errorf("after deleting the newest events, the next one: %+v (the follower had seen %d)", events, seen)
 	}
 }
