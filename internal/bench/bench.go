@@ -12,7 +12,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -182,15 +181,6 @@ func Run(ctx context.Context, cfg Config) Result {
 		res.Routes[route] = h.summary()
 	}
 	return res
-}
-
-func summarize(samples []time.Duration) Latency {
-	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
-	at := func(q float64) float64 {
-		i := int(q * float64(len(samples)-1))
-		return float64(samples[i].Microseconds()) / 1000
-	}
-	return Latency{Count: int64(len(samples)), P50: at(0.50), P95: at(0.95), P99: at(0.99), Max: at(1)}
 }
 
 // agent is one simulated agent harness.

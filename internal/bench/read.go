@@ -85,18 +85,18 @@ func Read(ctx context.Context, st store.Store, runs int) []ReadResult {
 	var out []ReadResult
 	for _, p := range paths {
 		r := ReadResult{Name: p.name, Runs: runs}
-		var samples []time.Duration
+		h := &histogram{}
 		for range runs {
 			t := time.Now()
 			n, err := p.run()
-			samples = append(samples, time.Since(t))
+			h.add(time.Since(t))
 			r.Rows = n
 			if err != nil {
 				r.Failure = err.Error()
 				break
 			}
 		}
-		l := summarize(samples)
+		l := h.summary()
 		r.P50, r.P95, r.Max = l.P50, l.P95, l.Max
 		out = append(out, r)
 	}

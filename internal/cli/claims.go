@@ -30,14 +30,8 @@ func claims(ctx context.Context, env Env, args []string) int {
 	var res struct {
 		Claims []logbook.Claim `json:"claims"`
 	}
-	raw, err := get(ctx, srv.client(), "/v1/claims?"+q.Encode(), &res)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		fmt.Fprintln(env.Stdout, string(raw))
-		return 0
+	if done, code := fetch(ctx, env, srv.client(), "/v1/claims?"+q.Encode(), *asJSON, &res); done {
+		return code
 	}
 	if len(res.Claims) == 0 {
 		fmt.Fprintln(env.Stdout, "no active claims")

@@ -105,14 +105,8 @@ func sessionsList(ctx context.Context, env Env, args []string) int {
 		Sessions   []logbook.Session `json:"sessions"`
 		NextCursor string            `json:"next_cursor"`
 	}
-	raw, err := get(ctx, srv.client(), "/v1/sessions?"+q.Encode(), &page)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		fmt.Fprintln(env.Stdout, string(raw))
-		return 0
+	if done, code := fetch(ctx, env, srv.client(), "/v1/sessions?"+q.Encode(), *asJSON, &page); done {
+		return code
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tOUTCOME\tBLOCKER\tHARNESS\tACTOR\tDURATION\tMSGS\tTOOLS\tTITLE")
@@ -134,13 +128,25 @@ func dash(s string) string {
 	return s
 }
 
-// get reads a JSON answer into out and also returns it raw.
-func get(ctx context.Context, c *client.Client, path string, out any) ([]byte, error) {
+// fetch GETs path for a client command. When asJSON, it prints the API's
+// answer as it came and the command is done; otherwise it decodes the
+// answer into out for the command to render. On an error it says so on
+// stderr and the command is done with code 1.
+func fetch(ctx context.Context, env Env, c *client.Client, path string, asJSON bool, out any) (done bool, code int) {
 	var raw json.RawMessage
 	if _, err := c.Do(ctx, http.MethodGet, path, nil, &raw); err != nil {
-		return nil, err
+		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+		return true, 1
 	}
-	return raw, json.Unmarshal(raw, out)
+	if asJSON {
+		fmt.Fprintln(env.Stdout, string(raw))
+		return true, 0
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: the server's answer cannot be read: %v\n", err)
+		return true, 1
+	}
+	return false, 0
 }
 
 func sessionsShow(ctx context.Context, env Env, args []string) int {
@@ -166,14 +172,9 @@ func sessionsShow(ctx context.Context, env Env, args []string) int {
 	var after int64
 	for first := true; ; first = false {
 		var page service.SessionView
-		raw, err := get(ctx, c, fmt.Sprintf("/v1/sessions/%s?after_seq=%d&all=%t", url.PathEscape(id), after, *all), &page)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
-			return 1
-		}
-		if *asJSON && first {
-			fmt.Fprintln(env.Stdout, string(raw))
-			return 0
+		path := fmt.Sprintf("/v1/sessions/%s?after_seq=%d&all=%t", url.PathEscape(id), after, *all)
+		if done, code := fetch(ctx, env, c, path, *asJSON && first, &page); done {
+			return code
 		}
 		if first {
 			view = page
@@ -257,14 +258,8 @@ func sessionsStats(ctx context.Context, env Env, args []string) int {
 	var res struct {
 		Groups []logbook.StatsRow `json:"groups"`
 	}
-	raw, err := get(ctx, srv.client(), "/v1/stats?"+q.Encode(), &res)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		fmt.Fprintln(env.Stdout, string(raw))
-		return 0
+	if done, code := fetch(ctx, env, srv.client(), "/v1/stats?"+q.Encode(), *asJSON, &res); done {
+		return code
 	}
 	var most int64 = 1
 	for _, g := range res.Groups {

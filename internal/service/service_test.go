@@ -133,17 +133,19 @@ func testStartIdempotent(t *testing.T, b *bundle) {
 	}
 }
 
-func testConcurrentStart(t *testing.T, b *bundle) {
-	const n = 20
+// concurrently runs fn n times at once and returns the distinct session
+// ids it answered.
+func concurrently(t *testing.T, n int, fn func() (logbook.Session, error)) map[string]bool {
+	t.Helper()
 	ids := make(chan string, n)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, _, err := b.svc.StartSession(b.ctx, b.alice, service.StartParams{Harness: "claude-code", HarnessSessionID: "same"})
+			s, err := fn()
 			if err != nil {
-				t.Errorf("concurrent start: %v", err)
+				t.Errorf("concurrent call: %v", err)
 				return
 			}
 			ids <- s.ID
@@ -155,6 +157,15 @@ func testConcurrentStart(t *testing.T, b *bundle) {
 	for id := range ids {
 		distinct[id] = true
 	}
+	return distinct
+}
+
+func testConcurrentStart(t *testing.T, b *bundle) {
+	const n = 20
+	distinct := concurrently(t, n, func() (logbook.Session, error) {
+		s, _, err := b.svc.StartSession(b.ctx, b.alice, service.StartParams{Harness: "claude-code", HarnessSessionID: "same"})
+		return s, err
+	})
 	page, err := b.svc.ListSessions(b.ctx, b.alice, service.ListParams{Limit: 200})
 	must(t, err)
 	if len(distinct) != 1 || len(page.Sessions) != 1 {
@@ -511,26 +522,10 @@ func testAgents(t *testing.T, b *bundle) {
 
 func testConcurrentEnsure(t *testing.T, b *bundle) {
 	const n = 20
-	ids := make(chan string, n)
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, _, err := b.svc.EnsureAgentSession(b.ctx, b.alice, "p", "ceo")
-			if err != nil {
-				t.Errorf("concurrent ensure: %v", err)
-				return
-			}
-			ids <- s.ID
-		}()
-	}
-	wg.Wait()
-	close(ids)
-	distinct := map[string]bool{}
-	for id := range ids {
-		distinct[id] = true
-	}
+	distinct := concurrently(t, n, func() (logbook.Session, error) {
+		s, _, err := b.svc.EnsureAgentSession(b.ctx, b.alice, "p", "ceo")
+		return s, err
+	})
 	if len(distinct) != 1 {
 		t.Errorf("%d concurrent ensures returned %d sessions, want 1", n, len(distinct))
 	}
