@@ -66,7 +66,7 @@ func flush(ctx context.Context, tx store.Tx, batch *[]logbook.Entry) error {
 	if len(*batch) == 0 {
 		return nil
 	}
-	err := tx.EntryInsert(ctx, *batch)
+	_, err := tx.EntryInsert(ctx, *batch)
 	*batch = (*batch)[:0]
 	return err
 }

@@ -47,7 +47,7 @@ func (s *Service) EnsureAgentSession(ctx context.Context, c Caller, project, age
 				reopen(&current) // a timed-out agent session is revived, not replaced
 				current.LastSeenAt = now
 				sess = current
-				return tx.SessionUpdate(ctx, &sess)
+				return tx.SessionUpdate(ctx, &sess, nil)
 			}
 		}
 		sess, err = startAgentSession(ctx, tx, c, &a, now)

@@ -44,7 +44,7 @@ func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndPara
 		if sess.EndedOnPurpose() {
 			if sess.Result == "" && result != "" {
 				sess.Result = result
-				return tx.SessionUpdate(ctx, &sess)
+				return tx.SessionUpdate(ctx, &sess, nil)
 			}
 			return nil
 		}
@@ -80,7 +80,7 @@ func endLocked(ctx context.Context, tx *work, sess *logbook.Session, reason stri
 	}
 	tx.emit(sess.Project, logbook.EventSessionEnded, sess.ID, now, map[string]any{
 		"outcome": sess.Outcome, "blocker": sess.Blocker, "end_reason": sess.EndReason, "root_id": sess.Root()})
-	if err := tx.SessionUpdate(ctx, sess); err != nil {
+	if err := tx.SessionUpdate(ctx, sess, nil); err != nil {
 		return err
 	}
 	children, err := tx.SessionListChildren(ctx, sess.ID)

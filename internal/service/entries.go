@@ -124,17 +124,24 @@ func normalizeEntries(entries []logbook.Entry) error {
 // title and blocker are derived from. The caller writes the session row.
 func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries []logbook.Entry, now time.Time) (AppendResult, error) {
 	result := AppendResult{LastSeq: sess.EntryCount}
-	var keys []string
-	for _, e := range entries {
-		if e.Key != "" {
-			keys = append(keys, e.Key)
+	// A batch of several entries looks its keys up first, so that a
+	// duplicate leaves no gap in the numbering. A batch of one (what hooks
+	// send) need not: the insert itself skips an entry whose key is stored.
+	seen := map[string]bool{}
+	if len(entries) > 1 {
+		var keys []string
+		for _, e := range entries {
+			if e.Key != "" {
+				keys = append(keys, e.Key)
+			}
+		}
+		var err error
+		if seen, err = tx.EntryExistingKeys(ctx, sess.ID, keys); err != nil {
+			return result, err
 		}
 	}
-	seen, err := tx.EntryExistingKeys(ctx, sess.ID, keys)
-	if err != nil {
-		return result, err
-	}
 	fresh := make([]logbook.Entry, 0, len(entries))
+	seq := sess.EntryCount
 	for _, e := range entries {
 		if e.Key != "" && seen[e.Key] {
 			result.Duplicates++
@@ -143,18 +150,30 @@ func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries 
 		if e.Key != "" {
 			seen[e.Key] = true
 		}
-		sess.EntryCount++
-		e.SessionID, e.Seq = sess.ID, sess.EntryCount
+		seq++
+		e.SessionID, e.Seq = sess.ID, seq
 		if e.At.IsZero() {
 			e.At = now
 		}
 		e.At = e.At.UTC().Truncate(time.Microsecond)
-		count(sess, &e)
 		fresh = append(fresh, e)
 	}
-	if err := tx.EntryInsert(ctx, fresh); err != nil {
+	inserted, err := tx.EntryInsert(ctx, fresh)
+	if err != nil {
 		return result, err
 	}
+	if inserted < len(fresh) {
+		if len(entries) > 1 {
+			return result, fmt.Errorf("session %s: %d of %d entries were already stored though their keys were looked up first; nothing was recorded",
+				sess.ID, len(fresh)-inserted, len(fresh))
+		}
+		result.Duplicates++ // the one entry's key was stored already
+		fresh = fresh[:0]
+	}
+	for i := range fresh {
+		count(sess, &fresh[i])
+	}
+	sess.EntryCount += int64(len(fresh))
 	result.Recorded, result.LastSeq = len(fresh), sess.EntryCount
 	sess.DeriveTitle()
 	if result.Recorded > 0 {

@@ -231,9 +231,24 @@ func testKeys(t *testing.T, b *bundle) {
 	if res.Recorded != 1 || res.Duplicates != 3 || res.LastSeq != 4 {
 		t.Errorf("repeated batch: %+v, want 1 recorded (the keyless note), 3 duplicates, last seq 4", res)
 	}
+	// Hooks send one entry at a time; a repeated one is a duplicate too,
+	// and neither numbers nor counts move.
+	one := []logbook.Entry{{Kind: logbook.KindToolCall, Tool: "Bash", Key: "tool-2"}}
+	for i, want := range []service.AppendResult{{Recorded: 1, LastSeq: 5}, {Duplicates: 1, LastSeq: 5}} {
+		res, err = b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: one})
+		must(t, err)
+		if res != want {
+			t.Errorf("single entry, try %d: %+v, want %+v", i+1, res, want)
+		}
+	}
+	res, err = b.svc.AppendEntries(b.ctx, b.alice, s.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Key: "note-1"}}})
+	must(t, err)
+	if res.LastSeq != 6 {
+		t.Errorf("after a duplicate, the next entry got seq %d, want 6 (no gap)", res.LastSeq)
+	}
 	v := b.get(t, s.ID)
-	if v.Session.ToolCallCount != 1 {
-		t.Errorf("tool_call_count = %d, want 1", v.Session.ToolCallCount)
+	if v.Session.ToolCallCount != 2 || v.Session.EntryCount != 6 {
+		t.Errorf("tool_call_count = %d, entry_count = %d, want 2 and 6", v.Session.ToolCallCount, v.Session.EntryCount)
 	}
 }
 

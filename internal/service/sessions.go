@@ -120,7 +120,7 @@ func (s *Service) restart(ctx context.Context, tx *work, sess logbook.Session, f
 		sess.LastSeenAt = now
 	}
 	fields.Apply(&sess)
-	if err := tx.SessionUpdate(ctx, &sess); err != nil {
+	if err := tx.SessionUpdate(ctx, &sess, nil); err != nil {
 		return sess, err
 	}
 	return sess, syncLinks(ctx, tx, &sess)
@@ -204,13 +204,14 @@ func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn fu
 		if sess, err = s.loadForWrite(ctx, tx, c, id); err != nil {
 			return err
 		}
+		was := sess
 		if err := heartbeat(ctx, tx, &sess, now); err != nil {
 			return err
 		}
 		if err := fn(tx, &sess); err != nil {
 			return err
 		}
-		return tx.SessionUpdate(ctx, &sess)
+		return tx.SessionUpdate(ctx, &sess, &was)
 	})
 	if err != nil {
 		return logbook.Session{}, err

@@ -80,7 +80,7 @@ func (s *Service) AddTask(ctx context.Context, c Caller, project, agent string, 
 		if err != nil {
 			return err
 		}
-		if err := tx.SessionUpdate(ctx, &locked); err != nil {
+		if err := tx.SessionUpdate(ctx, &locked, nil); err != nil {
 			return err
 		}
 		task, err := tx.TaskGet(ctx, project, taskID)
@@ -246,7 +246,7 @@ func (s *Service) AddNote(ctx context.Context, c Caller, p NoteParams) (NoteResu
 			}
 			res.Told++
 			res.Sessions = append(res.Sessions, sess.ID)
-			return tx.SessionUpdate(ctx, &sess)
+			return tx.SessionUpdate(ctx, &sess, nil)
 		})
 		if err != nil {
 			return res, err

@@ -101,10 +101,11 @@ type Executor interface {
 	SessionGet(ctx context.Context, p SessionGetParams) (logbook.Session, error)
 	// SessionGetByHarnessID reads the session a harness knows by its own id.
 	SessionGetByHarnessID(ctx context.Context, p SessionGetByHarnessIDParams) (logbook.Session, error)
-	// SessionUpdate writes every mutable field of s (all but id, project,
-	// actor, harness, harness session id and started_at). ErrNotFound when
-	// s.ID does not exist.
-	SessionUpdate(ctx context.Context, s *logbook.Session) error
+	// SessionUpdate writes the mutable fields of s (all but id, project,
+	// actor, harness, harness session id and started_at): those that differ
+	// from was, the same session as read earlier in this transaction, or
+	// every one when was is nil. ErrNotFound when s.ID does not exist.
+	SessionUpdate(ctx context.Context, s, was *logbook.Session) error
 	// SessionMarkSeen moves an active session's last_seen_at forward to at
 	// (never back). Ended sessions are left alone.
 	SessionMarkSeen(ctx context.Context, id string, at time.Time) error
@@ -125,8 +126,10 @@ type Executor interface {
 	// returns the sessions it ended.
 	SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]logbook.Session, error)
 
-	// EntryInsert stores entries whose Seq the caller has assigned.
-	EntryInsert(ctx context.Context, entries []logbook.Entry) error
+	// EntryInsert stores entries whose Seq the caller has assigned and
+	// says how many it stored: an entry whose key its session already has
+	// is skipped. A Seq the session already has is ErrConflict.
+	EntryInsert(ctx context.Context, entries []logbook.Entry) (inserted int, err error)
 	// EntryExistingKeys answers which of keys the session already has.
 	EntryExistingKeys(ctx context.Context, sessionID string, keys []string) (map[string]bool, error)
 	// EntryList reads a session's entries after a seq, in seq order.

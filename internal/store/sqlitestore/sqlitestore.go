@@ -40,9 +40,12 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	// power cut too. busy_timeout makes a second process (a CLI command
 	// next to the server) wait for the lock instead of failing at once.
 	// Foreign keys are off by default in SQLite; the schema relies on them
-	// for cascading deletes.
+	// for cascading deletes. temp_store=MEMORY keeps the statement journal
+	// in memory: the service's group commit runs each request under a
+	// savepoint, and SQLite otherwise spills that journal to a temporary
+	// file and writes every page a request changes into it.
 	q := url.Values{}
-	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)"} {
+	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)", "temp_store(MEMORY)"} {
 		q.Add("_pragma", pragma)
 	}
 	// Transactions take the write lock when they begin (BEGIN IMMEDIATE):

@@ -11,7 +11,7 @@ import (
 	"github.com/logbookhq/logbook/internal/store"
 )
 
-func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) error {
+func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (inserted int, err error) {
 	const columns = 14
 	// One multi-row INSERT per chunk of rows: a batch of 500 entries is a
 	// few statements, not 500 round trips. The chunk size is the engine's
@@ -55,11 +55,18 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) erro
 			args = append(args, en.SessionID, en.Seq, micros(en.At), string(en.Kind), en.Role, en.Text, en.Tool,
 				en.ToolCallID, payload, en.Commit, key, in, out, superseded)
 		}
-		if _, err := e.exec(ctx, b.String(), args...); err != nil {
-			return e.interpretError(err, "inserting entries")
+		b.WriteString(" ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING")
+		res, err := e.exec(ctx, b.String(), args...)
+		if err != nil {
+			return inserted, e.interpretError(err, "inserting entries")
 		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return inserted, e.interpretError(err, "inserting entries")
+		}
+		inserted += int(n)
 	}
-	return nil
+	return inserted, nil
 }
 
 func (e executor) EntryExistingKeys(ctx context.Context, sessionID string, keys []string) (map[string]bool, error) {

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -71,21 +73,65 @@ func (e executor) SessionGetByHarnessID(ctx context.Context, p store.SessionGetB
 	return s, e.interpretError(err, "reading session by harness id")
 }
 
-func (e executor) SessionUpdate(ctx context.Context, s *logbook.Session) error {
-	res, err := e.exec(ctx, `UPDATE sessions SET
-		parent_id = $2, agent = $3, title = $4, given_title = $5, goal = $6, task = $7, prompt = $8,
-		model = $9, agent_type = $10, issue = $11, pull = $12, branch = $13, head_commit = $14,
-		subject = $15, status = $16, outcome = $17, blocker = $18, end_reason = $19, result = $20,
-		last_seen_at = $21, closed_at = $22, entry_count = $23, message_count = $24,
-		tool_call_count = $25, input_tokens = $26, output_tokens = $27,
-		first_assistant = $28, last_assistant = $29, progressed_at = $30
-		WHERE id = $1`,
-		s.ID, s.ParentID, s.Agent, s.Title, s.GivenTitle, s.Goal, s.Task, s.Prompt,
-		s.Model, s.AgentType, s.Issue, s.Pull, s.Branch, s.HeadCommit,
-		s.Subject, s.Status, s.Outcome, s.Blocker, s.EndReason, s.Result,
-		micros(s.LastSeenAt), nullMicros(s.ClosedAt), s.EntryCount, s.MessageCount,
-		s.ToolCallCount, s.InputTokens, s.OutputTokens,
-		s.FirstAssistant, s.LastAssistant, micros(s.ProgressedAt))
+// sessionWritable lists the columns SessionUpdate writes, each with how
+// to read its value from a session.
+var sessionWritable = []struct {
+	column string
+	value  func(*logbook.Session) any
+}{
+	{"parent_id", func(s *logbook.Session) any { return s.ParentID }},
+	{"agent", func(s *logbook.Session) any { return s.Agent }},
+	{"title", func(s *logbook.Session) any { return s.Title }},
+	{"given_title", func(s *logbook.Session) any { return s.GivenTitle }},
+	{"goal", func(s *logbook.Session) any { return s.Goal }},
+	{"task", func(s *logbook.Session) any { return s.Task }},
+	{"prompt", func(s *logbook.Session) any { return s.Prompt }},
+	{"model", func(s *logbook.Session) any { return s.Model }},
+	{"agent_type", func(s *logbook.Session) any { return s.AgentType }},
+	{"issue", func(s *logbook.Session) any { return s.Issue }},
+	{"pull", func(s *logbook.Session) any { return s.Pull }},
+	{"branch", func(s *logbook.Session) any { return s.Branch }},
+	{"head_commit", func(s *logbook.Session) any { return s.HeadCommit }},
+	{"subject", func(s *logbook.Session) any { return s.Subject }},
+	{"status", func(s *logbook.Session) any { return string(s.Status) }},
+	{"outcome", func(s *logbook.Session) any { return string(s.Outcome) }},
+	{"blocker", func(s *logbook.Session) any { return string(s.Blocker) }},
+	{"end_reason", func(s *logbook.Session) any { return s.EndReason }},
+	{"result", func(s *logbook.Session) any { return s.Result }},
+	{"last_seen_at", func(s *logbook.Session) any { return micros(s.LastSeenAt) }},
+	{"closed_at", func(s *logbook.Session) any { return nullMicros(s.ClosedAt) }},
+	{"entry_count", func(s *logbook.Session) any { return s.EntryCount }},
+	{"message_count", func(s *logbook.Session) any { return s.MessageCount }},
+	{"tool_call_count", func(s *logbook.Session) any { return s.ToolCallCount }},
+	{"input_tokens", func(s *logbook.Session) any { return s.InputTokens }},
+	{"output_tokens", func(s *logbook.Session) any { return s.OutputTokens }},
+	{"first_assistant", func(s *logbook.Session) any { return s.FirstAssistant }},
+	{"last_assistant", func(s *logbook.Session) any { return s.LastAssistant }},
+	{"progressed_at", func(s *logbook.Session) any { return micros(s.ProgressedAt) }},
+}
+
+// SessionUpdate writes the columns of s that differ from was, or every
+// one when was is nil. Writing only what changed matters for speed: the
+// engines rewrite every index that holds a column named in SET, and a
+// heartbeat changes a few counters of a row that many indexes cover.
+func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) error {
+	var set strings.Builder
+	args := []any{s.ID}
+	for _, c := range sessionWritable {
+		v := c.value(s)
+		if was != nil && v == c.value(was) {
+			continue
+		}
+		args = append(args, v)
+		if set.Len() > 0 {
+			set.WriteString(", ")
+		}
+		fmt.Fprintf(&set, "%s = $%d", c.column, len(args))
+	}
+	if set.Len() == 0 {
+		return nil // nothing changed since was was read in this transaction
+	}
+	res, err := e.exec(ctx, "UPDATE sessions SET "+set.String()+" WHERE id = $1", args...)
 	if err != nil {
 		return e.interpretError(err, "updating session")
 	}

@@ -24,7 +24,7 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 				ToolCallID: "t1", Payload: json.RawMessage(`{"command":"ls"}`), Commit: "abc", Key: "k1",
 				Usage: &logbook.Usage{InputTokens: 3, OutputTokens: 4}},
 		}
-		must(t, st.EntryInsert(ctx, in))
+		insertAll(t, st, in)
 		got, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 10})
 		must(t, err)
 		if len(got) != 2 {
@@ -52,7 +52,7 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 		for i := 1; i <= 530; i++ { // more than one insert chunk on either engine
 			in = append(in, logbook.Entry{SessionID: s.ID, Seq: int64(i), At: base, Kind: logbook.KindNote, Text: "n"})
 		}
-		must(t, st.EntryInsert(ctx, in))
+		insertAll(t, st, in)
 		page, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, AfterSeq: 100, Limit: 20})
 		must(t, err)
 		equal(t, "page length", len(page), 20)
@@ -60,7 +60,7 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 		n, err := st.EntrySupersede(ctx, s.ID, base.Add(time.Minute))
 		must(t, err)
 		equal(t, "superseded", n, int64(530))
-		must(t, st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 531, At: base, Kind: logbook.KindSummary, Text: "sum"}}))
+		insertAll(t, st, []logbook.Entry{{SessionID: s.ID, Seq: 531, At: base, Kind: logbook.KindSummary, Text: "sum"}})
 		active, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 500})
 		must(t, err)
 		equal(t, "active after compaction", len(active), 1)
@@ -79,17 +79,27 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 		t.Parallel()
 		st := newStore(t)
 		s := newSession(t, st, sessionOpts{})
-		must(t, st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindNote, Key: "k"}}))
-		err := st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindNote}})
-		if !errors.Is(err, logbook.ErrConflict) {
+		insert := func(entries ...logbook.Entry) (int, error) { return st.EntryInsert(ctx, entries) }
+		n, err := insert(logbook.Entry{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindNote, Text: "first", Key: "k"})
+		must(t, err)
+		equal(t, "inserted", n, 1)
+		if _, err := insert(logbook.Entry{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindNote}); !errors.Is(err, logbook.ErrConflict) {
 			t.Errorf("repeated seq: err = %v, want ErrConflict", err)
 		}
-		err = st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 2, At: base, Kind: logbook.KindNote, Key: "k"}})
-		if !errors.Is(err, logbook.ErrConflict) {
-			t.Errorf("repeated key: err = %v, want ErrConflict", err)
-		}
+		// A repeated key is skipped, not stored twice, and the first stays.
+		n, err = insert(logbook.Entry{SessionID: s.ID, Seq: 2, At: base, Kind: logbook.KindNote, Text: "again", Key: "k"},
+			logbook.Entry{SessionID: s.ID, Seq: 3, At: base, Kind: logbook.KindNote, Key: "k2"})
+		must(t, err)
+		equal(t, "inserted with a repeated key", n, 1)
+		got, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 10})
+		must(t, err)
+		equal(t, "entries", len(got), 2)
+		equal(t, "first entry's text", got[0].Text, "first")
+		equal(t, "second entry's seq", got[1].Seq, int64(3))
 		other := newSession(t, st, sessionOpts{})
-		must(t, st.EntryInsert(ctx, []logbook.Entry{{SessionID: other.ID, Seq: 1, At: base, Kind: logbook.KindNote, Key: "k"}}))
+		n, err = insert(logbook.Entry{SessionID: other.ID, Seq: 1, At: base, Kind: logbook.KindNote, Key: "k"})
+		must(t, err)
+		equal(t, "inserted in another session", n, 1)
 	})
 
 	t.Run("ExistingKeys", func(t *testing.T) {
@@ -105,7 +115,7 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 			}
 			ask = append(ask, k)
 		}
-		must(t, st.EntryInsert(ctx, in))
+		insertAll(t, st, in)
 		found, err := st.EntryExistingKeys(ctx, s.ID, ask)
 		must(t, err)
 		equal(t, "keys found", len(found), 300)

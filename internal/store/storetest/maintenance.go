@@ -76,10 +76,10 @@ func testMaintenance(t *testing.T, newStore func(testing.TB) store.Store) {
 			}
 			_, err := st.SessionInsert(ctx, &s)
 			must(t, err)
-			must(t, st.EntryInsert(ctx, []logbook.Entry{
+			insertAll(t, st, []logbook.Entry{
 				{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindNote, Text: "one"},
 				{SessionID: s.ID, Seq: 2, At: base, Kind: logbook.KindNote, Text: "two"},
-			}))
+			})
 			return s
 		}
 		// Old and ended, with an old ended subagent and grandchild: pruned.

@@ -53,7 +53,7 @@ func testSession(t *testing.T, newStore func(testing.TB) store.Store) {
 			t.Fatalf("SessionGetByHarnessID(missing) err = %v, want ErrNotFound", err)
 		}
 		s := logbook.Session{ID: "nope", Status: logbook.StatusActive}
-		if err := st.SessionUpdate(ctx, &s); !errors.Is(err, logbook.ErrNotFound) {
+		if err := st.SessionUpdate(ctx, &s, nil); !errors.Is(err, logbook.ErrNotFound) {
 			t.Fatalf("SessionUpdate(missing) err = %v, want ErrNotFound", err)
 		}
 	})
@@ -81,13 +81,37 @@ func testSession(t *testing.T, newStore func(testing.TB) store.Store) {
 		st := newStore(t)
 		s := newSession(t, st, sessionOpts{})
 		s.Goal, s.Status, s.EntryCount, s.LastSeenAt = "new goal", logbook.StatusEnded, 9, base.Add(time.Hour)
-		must(t, st.SessionUpdate(ctx, &s))
+		must(t, st.SessionUpdate(ctx, &s, nil))
 		got, err := st.SessionGet(ctx, store.SessionGetParams{ID: s.ID})
 		must(t, err)
 		equal(t, "goal", got.Goal, "new goal")
 		equal(t, "status", got.Status, logbook.StatusEnded)
 		equal(t, "entry_count", got.EntryCount, int64(9))
 		equal(t, "last_seen_at", got.LastSeenAt, base.Add(time.Hour))
+	})
+
+	t.Run("UpdateFromWasWritesWhatDiffers", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		was := s
+		// Another writer sets the goal; an update that read the session
+		// before and changed only the counters must not put the old goal back.
+		other := s
+		other.Goal = "set by another writer"
+		must(t, st.SessionUpdate(ctx, &other, &s))
+		s.EntryCount, s.LastAssistant, s.ClosedAt = 3, "done", &base
+		must(t, st.SessionUpdate(ctx, &s, &was))
+		got, err := st.SessionGet(ctx, store.SessionGetParams{ID: s.ID})
+		must(t, err)
+		equal(t, "goal", got.Goal, "set by another writer")
+		equal(t, "entry_count", got.EntryCount, int64(3))
+		equal(t, "last_assistant", got.LastAssistant, "done")
+		if got.ClosedAt == nil || !got.ClosedAt.Equal(base) {
+			t.Errorf("closed_at = %v, want %v", got.ClosedAt, base)
+		}
+		// Nothing changed: nothing written, no error.
+		must(t, st.SessionUpdate(ctx, &got, &got))
 	})
 
 	t.Run("MarkSeenOnlyMovesForwardOnActive", func(t *testing.T) {
@@ -99,7 +123,7 @@ func testSession(t *testing.T, newStore func(testing.TB) store.Store) {
 		got, _ := st.SessionGet(ctx, store.SessionGetParams{ID: s.ID})
 		equal(t, "last_seen_at", got.LastSeenAt, base.Add(time.Minute))
 		got.Status = logbook.StatusEnded
-		must(t, st.SessionUpdate(ctx, &got))
+		must(t, st.SessionUpdate(ctx, &got, nil))
 		must(t, st.SessionMarkSeen(ctx, s.ID, base.Add(time.Hour)))
 		got, _ = st.SessionGet(ctx, store.SessionGetParams{ID: s.ID})
 		equal(t, "last_seen_at of an ended session", got.LastSeenAt, base.Add(time.Minute))

@@ -64,6 +64,14 @@ func newSession(t *testing.T, ex store.Executor, o sessionOpts) logbook.Session 
 	return s
 }
 
+// insertAll stores entries and fails the test unless every one was stored.
+func insertAll(t *testing.T, ex store.Executor, entries []logbook.Entry) {
+	t.Helper()
+	n, err := ex.EntryInsert(t.Context(), entries)
+	must(t, err)
+	equal(t, "entries inserted", n, len(entries))
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
