@@ -210,26 +210,38 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 	if len(events) == 0 {
 		return nil
 	}
-	// Numbered as inserted where one writer commits at a time (SQLite);
-	// else left for EventSequence to number once committed.
+	// Numbered as inserted where one writer commits at a time (SQLite):
+	// the counter moves once for all of them. Else left for EventSequence
+	// to number once committed.
+	var last int64
+	if !e.d.SequenceAfterCommit {
+		if err := e.queryRow(ctx, `UPDATE event_counter SET n = n + $1 RETURNING n`, len(events)).Scan(&last); err != nil {
+			return e.interpretError(err, "numbering events")
+		}
+	}
+	first := last - int64(len(events)) + 1
+	const columns = 6
 	projects := map[string]bool{}
-	for _, ev := range events {
-		data := ev.Data
-		if len(data) == 0 {
-			data = json.RawMessage(`{}`)
-		}
-		var seq sql.NullInt64
-		if !e.d.SequenceAfterCommit {
-			if err := e.queryRow(ctx, `UPDATE event_counter SET n = n + 1 RETURNING n`).Scan(&seq); err != nil {
-				return e.interpretError(err, "numbering event")
+	for start := 0; start < len(events); start += e.d.InsertRows {
+		part := events[start:min(start+e.d.InsertRows, len(events))]
+		args := make([]any, 0, len(part)*columns)
+		for i, ev := range part {
+			data := ev.Data
+			if len(data) == 0 {
+				data = json.RawMessage(`{}`)
 			}
+			var seq sql.NullInt64
+			if !e.d.SequenceAfterCommit {
+				seq = sql.NullInt64{Int64: first + int64(start+i), Valid: true}
+			}
+			args = append(args, ev.Project, ev.Type, ev.SessionID, micros(ev.At), string(data), seq)
+			ev.ID = seq.Int64
+			projects[ev.Project] = true
 		}
-		if _, err := e.exec(ctx, `INSERT INTO events (project, type, session_id, at, data, seq) VALUES ($1, $2, $3, $4, $5, $6)`,
-			ev.Project, ev.Type, ev.SessionID, micros(ev.At), string(data), seq); err != nil {
-			return e.interpretError(err, "storing event")
+		query := `INSERT INTO events (project, type, session_id, at, data, seq) VALUES ` + placeholders(len(part), columns)
+		if _, err := e.exec(ctx, query, args...); err != nil {
+			return e.interpretError(err, "storing events")
 		}
-		ev.ID = seq.Int64
-		projects[ev.Project] = true
 	}
 	if e.d.NotifySQL != "" {
 		for project := range projects {

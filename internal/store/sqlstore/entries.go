@@ -19,23 +19,8 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 	chunk := e.d.InsertRows
 	for start := 0; start < len(entries); start += chunk {
 		part := entries[start:min(start+chunk, len(entries))]
-		var b strings.Builder
-		b.WriteString(`INSERT INTO entries (session_id, seq, at, kind, role, text, tool, tool_call_id,
-			payload, commit_sha, key, input_tokens, output_tokens, superseded_at) VALUES `)
 		args := make([]any, 0, len(part)*columns)
-		for i, en := range part {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteByte('(')
-			for c := 1; c <= columns; c++ {
-				if c > 1 {
-					b.WriteString(", ")
-				}
-				b.WriteByte('$')
-				b.WriteString(strconv.Itoa(i*columns + c))
-			}
-			b.WriteByte(')')
+		for _, en := range part {
 			var payload, key sql.NullString
 			if len(en.Payload) > 0 {
 				payload = sql.NullString{String: string(en.Payload), Valid: true}
@@ -55,8 +40,10 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 			args = append(args, en.SessionID, en.Seq, micros(en.At), string(en.Kind), en.Role, en.Text, en.Tool,
 				en.ToolCallID, payload, en.Commit, key, in, out, superseded)
 		}
-		b.WriteString(" ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING")
-		res, err := e.exec(ctx, b.String(), args...)
+		query := `INSERT INTO entries (session_id, seq, at, kind, role, text, tool, tool_call_id,
+			payload, commit_sha, key, input_tokens, output_tokens, superseded_at) VALUES ` + placeholders(len(part), columns) +
+			` ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING`
+		res, err := e.exec(ctx, query, args...)
 		if err != nil {
 			return inserted, e.interpretError(err, "inserting entries")
 		}
@@ -67,6 +54,27 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 		inserted += int(n)
 	}
 	return inserted, nil
+}
+
+// placeholders writes the VALUES list of a multi-row INSERT: rows groups
+// of columns parameters, numbered from $1.
+func placeholders(rows, columns int) string {
+	var b strings.Builder
+	for r := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := 1; c <= columns; c++ {
+			if c > 1 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(r*columns + c))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 func (e executor) EntryExistingKeys(ctx context.Context, sessionID string, keys []string) (map[string]bool, error) {

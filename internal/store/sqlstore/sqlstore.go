@@ -92,7 +92,11 @@ func (s *Store) Listen(ctx context.Context, wake func()) error {
 
 // New returns a Store on db, which must already be migrated.
 func New(db *sql.DB, d Dialect) *Store {
-	return &Store{executor: executor{q: db, d: d}, db: db}
+	var cache *stmtCache
+	if d.CacheStatements {
+		cache = newStmtCache(db)
+	}
+	return &Store{executor: executor{q: db, d: d, cache: cache}, db: db}
 }
 
 // DB returns the underlying handle, for engine-specific work (migrations,
@@ -123,11 +127,11 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 	if err != nil {
 		return nil, fmt.Errorf("error starting transaction: %w", err)
 	}
-	var stmts stmtCache
-	if s.d.CacheStatements {
-		stmts = stmtCache{}
+	var stmts *txStatements
+	if s.cache != nil {
+		stmts = &txStatements{cache: s.cache, stmts: map[string]*sql.Stmt{}}
 	}
-	return &txStore{executor: executor{q: tx, d: s.d, stmts: stmts, tx: tx}}, nil
+	return &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx}}, nil
 }
 
 type txStore struct {
@@ -135,31 +139,35 @@ type txStore struct {
 }
 
 func (t *txStore) Commit() error {
-	if err := t.tx.Commit(); err != nil {
+	err := t.tx.Commit()
+	t.txStmts.prepareLater(context.Background())
+	if err != nil {
 		return fmt.Errorf("error committing transaction: %w", err)
 	}
 	return nil
 }
 
 func (t *txStore) Savepoint(ctx context.Context) error {
-	_, err := t.tx.ExecContext(ctx, `SAVEPOINT request`)
+	_, err := t.exec(ctx, `SAVEPOINT request`)
 	return t.interpretError(err, "marking a savepoint")
 }
 
 func (t *txStore) RollbackToSavepoint(ctx context.Context) error {
-	if _, err := t.tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT request`); err != nil {
+	if _, err := t.exec(ctx, `ROLLBACK TO SAVEPOINT request`); err != nil {
 		return t.interpretError(err, "rolling back to a savepoint")
 	}
 	return t.ReleaseSavepoint(ctx)
 }
 
 func (t *txStore) ReleaseSavepoint(ctx context.Context) error {
-	_, err := t.tx.ExecContext(ctx, `RELEASE SAVEPOINT request`)
+	_, err := t.exec(ctx, `RELEASE SAVEPOINT request`)
 	return t.interpretError(err, "releasing a savepoint")
 }
 
 func (t *txStore) Rollback() error {
-	if err := t.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+	err := t.tx.Rollback()
+	t.txStmts.prepareLater(context.Background())
+	if err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return fmt.Errorf("error rolling back transaction: %w", err)
 	}
 	return nil
@@ -167,10 +175,11 @@ func (t *txStore) Rollback() error {
 
 // executor runs the queries on a *sql.DB or a *sql.Tx.
 type executor struct {
-	q     querier
-	d     Dialect
-	stmts stmtCache // nil: statements are not cached
-	tx    *sql.Tx   // set inside a transaction
+	q       querier
+	d       Dialect
+	cache   *stmtCache    // nil: statements are not cached
+	txStmts *txStatements // inside a transaction, with cache
+	tx      *sql.Tx       // set inside a transaction
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers

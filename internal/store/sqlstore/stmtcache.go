@@ -3,41 +3,105 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"sync"
 )
 
-// stmtCache keeps a transaction's prepared statements by their SQL text,
-// so a statement run again in the same transaction is parsed once. It
-// matters on SQLite, where preparing a statement costs more than running
-// it, and where the service's group commit runs hundreds of requests, each
-// the same few statements, in one transaction. (pgx caches prepared
-// statements on its own.) Statements prepared in a transaction close when
-// it ends; they are never prepared on the pool, which on SQLite holds a
-// single connection that the transaction already has.
+// stmtCache keeps prepared statements by their SQL text, so a statement is
+// parsed once and not once per transaction or query. It matters on SQLite,
+// where preparing a statement costs more than running it, and where the
+// service's group commit runs hundreds of requests, each the same few
+// statements, in a transaction after another. (pgx caches prepared
+// statements on its own.)
+//
+// Statements are prepared on the database, where every transaction reuses
+// them. A statement first met inside a transaction cannot be prepared on
+// the database then: on SQLite the pool holds a single connection, which
+// the transaction has. So it is prepared in the transaction for its
+// remaining uses there, and on the database once the transaction ends.
 //
 // The cache is bounded: queries built from filters come in many shapes, and
 // past maxStatements a new shape runs unprepared rather than growing it.
-type stmtCache map[string]*sql.Stmt
+type stmtCache struct {
+	db     *sql.DB
+	mu     sync.Mutex
+	shared map[string]*sql.Stmt
+}
 
 const maxStatements = 256
 
-// stmt returns query's prepared statement in this transaction, or nil when
-// statements are not cached here (outside a transaction, or on an engine
-// that caches them itself).
-func (e executor) stmt(ctx context.Context, query string) *sql.Stmt {
-	if e.stmts == nil || e.tx == nil {
-		return nil
-	}
-	if stmt, ok := e.stmts[query]; ok {
+func newStmtCache(db *sql.DB) *stmtCache {
+	return &stmtCache{db: db, shared: map[string]*sql.Stmt{}}
+}
+
+// get returns query's statement prepared on the database, preparing it
+// when prepare is set and there is room. It never holds the lock while
+// preparing, which may wait for the connection a transaction has.
+func (c *stmtCache) get(ctx context.Context, query string, prepare bool) *sql.Stmt {
+	c.mu.Lock()
+	stmt, ok := c.shared[query]
+	full := len(c.shared) >= maxStatements
+	c.mu.Unlock()
+	if ok || !prepare || full {
 		return stmt
 	}
-	if len(e.stmts) >= maxStatements {
-		return nil
-	}
-	stmt, err := e.tx.PrepareContext(ctx, query)
+	stmt, err := c.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil // run it unprepared; that reports the error
 	}
-	e.stmts[query] = stmt
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if first, ok := c.shared[query]; ok { // prepared meanwhile by another caller
+		stmt.Close()
+		return first
+	}
+	c.shared[query] = stmt
+	return stmt
+}
+
+// txStatements are a transaction's prepared statements, and the queries it
+// met first, to prepare on the database once it ends.
+type txStatements struct {
+	cache *stmtCache
+	stmts map[string]*sql.Stmt
+	later []string
+}
+
+// prepareLater prepares on the database the statements the ended
+// transaction met first.
+func (t *txStatements) prepareLater(ctx context.Context) {
+	if t == nil {
+		return
+	}
+	for _, query := range t.later {
+		t.cache.get(ctx, query, true)
+	}
+	t.later = nil
+}
+
+// stmt returns query's prepared statement for this executor, or nil when
+// statements are not cached here (an engine that caches them itself) or
+// the cache is full.
+func (e executor) stmt(ctx context.Context, query string) *sql.Stmt {
+	if e.cache == nil {
+		return nil
+	}
+	if e.tx == nil {
+		return e.cache.get(ctx, query, true)
+	}
+	if stmt, ok := e.txStmts.stmts[query]; ok {
+		return stmt
+	}
+	var stmt *sql.Stmt
+	if shared := e.cache.get(ctx, query, false); shared != nil {
+		stmt = e.tx.StmtContext(ctx, shared) // no parsing: it is prepared on the connection
+	} else {
+		var err error
+		if stmt, err = e.tx.PrepareContext(ctx, query); err != nil {
+			return nil // run it unprepared; that reports the error
+		}
+		e.txStmts.later = append(e.txStmts.later, query)
+	}
+	e.txStmts.stmts[query] = stmt
 	return stmt
 }
 
