@@ -173,19 +173,22 @@ func sessionNotFound(id string, err error) error {
 	return err
 }
 
-// heartbeat marks a locked session seen, renews its claims and, at most
-// every logbook.ProgressEvery, emits session.progressed. A session ended on
-// purpose takes no writes (ErrEnded); a timed-out one is revived.
+// heartbeat marks a locked session seen and, at most every
+// logbook.ProgressEvery, renews its claims and emits session.progressed:
+// a hook sends many heartbeats a second, and claims are counted in minutes,
+// so a claim lives at least its TTL less those 5 seconds past the session's
+// last heartbeat. A session ended on purpose takes no writes (ErrEnded); a
+// timed-out one is revived.
 func heartbeat(ctx context.Context, tx *work, sess *logbook.Session, now time.Time) error {
 	if sess.EndedOnPurpose() {
 		return fmt.Errorf("session %s has ended (%s): %w", sess.ID, sess.EndReason, logbook.ErrEnded)
 	}
 	reopen(sess)
 	sess.LastSeenAt = now
-	if err := tx.ClaimRenew(ctx, sess.ID, now); err != nil {
-		return err
-	}
 	if now.Sub(sess.ProgressedAt) >= logbook.ProgressEvery {
+		if err := tx.ClaimRenew(ctx, sess.ID, now); err != nil {
+			return err
+		}
 		sess.ProgressedAt = now
 		tx.emit(sess.Project, logbook.EventSessionProgressed, sess.ID, now, map[string]any{
 			"root_id": sess.Root(), "state": logbook.StateActive})
