@@ -70,24 +70,28 @@ func (s *Service) Claim(ctx context.Context, c Caller, p ClaimParams) (claim log
 
 // Release ends a claim the caller's session holds.
 func (s *Service) Release(ctx context.Context, c Caller, claimID string) (logbook.Claim, error) {
-	claim, err := s.store.ClaimGet(ctx, claimID)
-	if err != nil || !c.sees(claim.Project) {
-		return logbook.Claim{}, fmt.Errorf("no claim %q in your projects: %w", claimID, errOr(ignoreNotFound(err), logbook.ErrNotFound))
-	}
-	if claim.Actor != c.Actor {
-		return logbook.Claim{}, fmt.Errorf("claim %s belongs to actor %q; only its owner releases it: %w", claimID, claim.Actor, logbook.ErrForbidden)
-	}
-	err = s.inTx(ctx, func(tx *work) error {
+	var claim logbook.Claim
+	err := s.inTx(ctx, func(tx *work) error {
+		var err error
 		claim, err = tx.ClaimGet(ctx, claimID)
-		if err != nil || claim.ReleasedAt != nil {
-			return err // released already: nothing to do
+		if err != nil || !c.sees(claim.Project) {
+			return fmt.Errorf("no claim %q in your projects: %w", claimID, errOr(ignoreNotFound(err), logbook.ErrNotFound))
+		}
+		if claim.Actor != c.Actor {
+			return fmt.Errorf("claim %s belongs to actor %q; only its owner releases it: %w", claimID, claim.Actor, logbook.ErrForbidden)
+		}
+		if claim.ReleasedAt != nil {
+			return nil // released already: nothing to do
 		}
 		now := s.now()
 		claim.ReleasedAt, claim.ReleaseReason = &now, logbook.ReleaseReleased
 		emitClaim(tx, logbook.EventClaimReleased, claim, now)
 		return tx.ClaimUpdate(ctx, &claim)
 	})
-	return claim, err
+	if err != nil {
+		return logbook.Claim{}, err
+	}
+	return claim, nil
 }
 
 func isNotFound(err error) bool { return errors.Is(err, logbook.ErrNotFound) }

@@ -35,7 +35,7 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 	fields := p.Fields.NonEmpty()
 	now := s.now()
 
-	err = s.inTx(ctx, func(tx *work) error {
+	start := func(tx *work) error {
 		var parent *logbook.Session
 		if parentID != "" {
 			got, err := tx.SessionGet(ctx, store.SessionGetParams{ID: parentID})
@@ -90,11 +90,18 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 		tx.emit(project, logbook.EventSessionStarted, sess.ID, now, map[string]any{
 			"title": sess.Title, "actor": sess.Actor, "harness": sess.Harness, "parent_id": sess.ParentID, "root_id": sess.Root()})
 		return syncLinks(ctx, tx, &sess)
+	}
+	err = s.inTx(ctx, func(tx *work) error {
+		if err := start(tx); err != nil {
+			return err
+		}
+		s.markParentSeen(ctx, tx, sess, now)
+		return nil
 	})
 	if err != nil {
 		return logbook.Session{}, false, err
 	}
-	s.markParentSeen(ctx, sess, now)
+	s.markParentSeen(ctx, nil, sess, now)
 	return s.withState(sess, now), created, nil
 }
 
@@ -136,15 +143,26 @@ func reopen(sess *logbook.Session) {
 	sess.Outcome, sess.Blocker, sess.EndReason, sess.Result = "", "", "", ""
 }
 
-// markParentSeen keeps a subagent's parent seen. It runs after the
-// subagent's own transaction, in a statement of its own, so that a child
-// never holds its row lock while waiting for its parent's (ending a parent
-// locks the parent, then its children).
-func (s *Service) markParentSeen(ctx context.Context, sess logbook.Session, now time.Time) {
+// markParentSeen keeps a subagent's parent seen. Each write to a subagent
+// calls it twice: inside the subagent's transaction (tx) and after it (tx
+// nil), and it acts once. Where the service groups transactions (one
+// writer, no row locks) it joins the subagent's own, so the caller does not
+// wait for another group. Elsewhere it runs after it, in a statement of its
+// own, so that a child never holds its row lock while waiting for its
+// parent's (ending a parent locks the parent, then its children).
+func (s *Service) markParentSeen(ctx context.Context, tx *work, sess logbook.Session, now time.Time) {
 	if sess.ParentID == "" || sess.Status != logbook.StatusActive {
 		return
 	}
-	if err := s.store.SessionMarkSeen(ctx, sess.ParentID, now); err != nil {
+	grouped := s.committer.Load() != nil
+	if (tx != nil) != grouped {
+		return
+	}
+	var ex store.Executor = s.store
+	if tx != nil {
+		ex = tx
+	}
+	if err := ex.SessionMarkSeen(ctx, sess.ParentID, now); err != nil {
 		s.log.WarnContext(ctx, "could not mark parent session seen", "session", sess.ID, "parent", sess.ParentID, "err", err)
 	}
 }
@@ -214,12 +232,16 @@ func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn fu
 		if err := fn(tx, &sess); err != nil {
 			return err
 		}
-		return tx.SessionUpdate(ctx, &sess, &was)
+		if err := tx.SessionUpdate(ctx, &sess, &was); err != nil {
+			return err
+		}
+		s.markParentSeen(ctx, tx, sess, now)
+		return nil
 	})
 	if err != nil {
 		return logbook.Session{}, err
 	}
-	s.markParentSeen(ctx, sess, now)
+	s.markParentSeen(ctx, nil, sess, now)
 	return s.withState(sess, now), nil
 }
 
