@@ -110,7 +110,8 @@ Flags:
 			return 1
 		}
 		defer st.Close()
-		svc := service.New(st, service.Options{Logger: log, AuthCacheTTL: 2 * time.Second}) // as serve runs it
+		collectLessOften(env) // as serve runs it
+		svc := service.New(st, service.Options{Logger: log, AuthCacheTTL: 2 * time.Second})
 		runCtx, stopService := context.WithCancel(ctx)
 		defer stopService()
 		go svc.Run(runCtx)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/httpapi"
@@ -65,6 +66,7 @@ Flags:
 		return 1
 	}
 	defer st.Close()
+	collectLessOften(env)
 	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache})
 
 	mux := http.NewServeMux()
@@ -165,4 +167,15 @@ func openService(ctx context.Context, env Env, db string) (*service.Service, sto
 		return nil, nil, err
 	}
 	return service.New(st, service.Options{Logger: logger(env.Stderr)}), st, nil
+}
+
+// collectLessOften sets the garbage collector to run when the heap has
+// grown by 400% instead of Go's 100%, unless GOGC says otherwise. A
+// server's live heap is small (tens of MB), and under hundreds of agents
+// collecting less often gives it about 10% more requests a second for a
+// resident size that stays under 100 MB (BENCHMARKS.md).
+func collectLessOften(env Env) {
+	if env.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 }
