@@ -79,7 +79,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		Name:              "sqlite",
 		ForUpdate:         "",
 		IsUniqueViolation: isUniqueViolation,
-		InsertRows:        60,
+		InsertRows:        10,
 		ExplainPrefix:     "EXPLAIN QUERY PLAN ",
 		// Statistics let the planner start a filtered list from the filter's
 		// own index (links of one issue) instead of walking every session;
