@@ -154,3 +154,7 @@ const (
 
 // ProgressEvery is how often at most a session emits session.progressed.
 const ProgressEvery = 5 * time.Second
+
+// SeenEvery is how often at most a heartbeat moves a session's
+// last_seen_at: it is precise to a second.
+const SeenEvery = time.Second

@@ -202,7 +202,12 @@ func heartbeat(ctx context.Context, tx *work, sess *logbook.Session, now time.Ti
 		return fmt.Errorf("session %s has ended (%s): %w", sess.ID, sess.EndReason, logbook.ErrEnded)
 	}
 	reopen(sess)
-	sess.LastSeenAt = now
+	// last_seen_at moves in steps of a second at least: a hook sends many
+	// heartbeats a second, and moving it moves the session in the indexes
+	// the lists are read by, the dearest part of a heartbeat's write.
+	if now.Sub(sess.LastSeenAt) >= logbook.SeenEvery {
+		sess.LastSeenAt = now
+	}
 	if now.Sub(sess.ProgressedAt) >= logbook.ProgressEvery {
 		if err := tx.ClaimRenew(ctx, sess.ID, now); err != nil {
 			return err
