@@ -17,6 +17,8 @@ var _ store.Store = (*sqlstore.Store)(nil)
 
 func TestConformance(t *testing.T) { storetest.Run(t, testdb.Postgres) }
 
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, testdb.Postgres) }
+
 // TestConcurrentMigrate starts several replicas on one empty database at
 // once: the advisory lock lets exactly one apply each migration.
 func TestConcurrentMigrate(t *testing.T) {

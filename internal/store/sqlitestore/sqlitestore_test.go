@@ -44,3 +44,5 @@ func TestReopen(t *testing.T) {
 		t.Errorf("journal_mode = %q (%v), want wal", mode, err)
 	}
 }
+
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, testdb.SQLite) }

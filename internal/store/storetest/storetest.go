@@ -41,7 +41,7 @@ type sessionOpts struct {
 }
 
 // newSession inserts a session and returns it.
-func newSession(t *testing.T, ex store.Executor, o sessionOpts) logbook.Session {
+func newSession(t testing.TB, ex store.Executor, o sessionOpts) logbook.Session {
 	t.Helper()
 	if o.Project == "" {
 		o.Project = "p"
@@ -65,21 +65,21 @@ func newSession(t *testing.T, ex store.Executor, o sessionOpts) logbook.Session 
 }
 
 // insertAll stores entries and fails the test unless every one was stored.
-func insertAll(t *testing.T, ex store.Executor, entries []logbook.Entry) {
+func insertAll(t testing.TB, ex store.Executor, entries []logbook.Entry) {
 	t.Helper()
 	n, err := ex.EntryInsert(t.Context(), entries)
 	must(t, err)
 	equal(t, "entries inserted", n, len(entries))
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-func equal[T comparable](t *testing.T, what string, got, want T) {
+func equal[T comparable](t testing.TB, what string, got, want T) {
 	t.Helper()
 	if got != want {
 		t.Errorf("%s = %v, want %v", what, got, want)
