@@ -105,7 +105,23 @@ func (e executor) stmt(ctx context.Context, query string) *sql.Stmt {
 	return stmt
 }
 
+// statementContext is the context a statement runs under. Inside a
+// transaction it is the caller's without its cancellation: a statement,
+// once started there, runs to its end, and whether the transaction commits
+// is for its owner to decide. SQLite answers a write interrupted inside a
+// transaction by rolling the whole transaction back, and under the
+// service's group commit that transaction holds other callers' requests:
+// one client hanging up must not undo them. (It also spares the SQLite
+// driver a goroutine per statement to watch the context.)
+func (e executor) statementContext(ctx context.Context) context.Context {
+	if e.tx != nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 func (e executor) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = e.statementContext(ctx)
 	if stmt := e.stmt(ctx, query); stmt != nil {
 		return stmt.ExecContext(ctx, args...)
 	}
@@ -113,6 +129,7 @@ func (e executor) exec(ctx context.Context, query string, args ...any) (sql.Resu
 }
 
 func (e executor) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = e.statementContext(ctx)
 	if stmt := e.stmt(ctx, query); stmt != nil {
 		return stmt.QueryContext(ctx, args...)
 	}
@@ -120,6 +137,7 @@ func (e executor) query(ctx context.Context, query string, args ...any) (*sql.Ro
 }
 
 func (e executor) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = e.statementContext(ctx)
 	if stmt := e.stmt(ctx, query); stmt != nil {
 		return stmt.QueryRowContext(ctx, args...)
 	}

@@ -107,4 +107,27 @@ func testTx(t *testing.T, newStore func(testing.TB) store.Store) {
 	if _, err := st.SessionGet(ctx, store.SessionGetParams{ID: kept.ID}); err != nil {
 		t.Errorf("a committed session is not readable: %v", err)
 	}
+
+	// Inside a transaction a statement runs whatever its caller's context
+	// says: the transaction may hold other callers' writes (the service's
+	// group commit), and SQLite rolls a transaction back whole when one of
+	// its writes is interrupted. The transaction's owner decides whether
+	// it commits.
+	tx, err = st.Begin(ctx)
+	must(t, err)
+	other := newSession(t, tx, sessionOpts{})
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	other.Goal = "written for a caller who left"
+	if err := tx.SessionUpdate(gone, &other, nil); err != nil {
+		t.Errorf("a statement in a transaction, its caller's context ended: %v", err)
+	}
+	must(t, tx.Commit())
+	got, err := st.SessionGet(ctx, store.SessionGetParams{ID: other.ID})
+	must(t, err)
+	equal(t, "goal", got.Goal, "written for a caller who left")
+	// Outside a transaction, an ended context stops the statement.
+	if _, err := st.SessionGet(gone, store.SessionGetParams{ID: other.ID}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a read with an ended context outside a transaction: err = %v, want context.Canceled", err)
+	}
 }
