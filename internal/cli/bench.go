@@ -53,6 +53,10 @@ raw engine's rows/s for the same inserts in the same run.
   logbook bench --db /tmp/big.db --seed 1000000         fill a database for read benchmarks
   logbook bench --db /tmp/big.db --read                 time the read paths on it
 
+Against a running server (--server URL --token T --project P), start it
+with --rate-limit -1: its default limit of 200 requests a second per token
+would answer most of the load 429, and the in-process server runs without it.
+
 Flags:
 `)
 		fs.PrintDefaults()
@@ -142,7 +146,10 @@ Flags:
 	}
 	res := bench.Run(ctx, cfg)
 	fmt.Fprintln(env.Stderr)
-	out := benchOutput{Load: res, RSSMB: rssMB(), RSSEvery10s: rssSeries}
+	out := benchOutput{Load: res, RSSMB: rssMB(), RSSEvery10s: rssSeries, RSSOf: "server and load generator"}
+	if *server != "" {
+		out.RSSOf = "load generator only; the server runs elsewhere"
+	}
 	if st != nil {
 		fmt.Fprintf(env.Stderr, "raw baseline: inserting %d rows straight into %s…\n", res.Entries, st.Engine())
 		raw, err := bench.RawInsert(ctx, st, "bench-raw", max(res.Entries, 1))
@@ -172,6 +179,8 @@ type benchOutput struct {
 	Raw    *bench.RawResult `json:"raw,omitempty"`
 	Ratio  float64          `json:"ratio_to_raw,omitempty"`
 	RSSMB  float64          `json:"rss_mb"`
+	// RSSOf says whose memory RSSMB is: this process's.
+	RSSOf string `json:"rss_of"`
 	// RSSEvery10s is the resident memory sampled every 10 seconds of load.
 	RSSEvery10s []float64 `json:"rss_mb_every_10s,omitempty"`
 }
@@ -200,7 +209,7 @@ func printBench(w io.Writer, out benchOutput) {
 		fmt.Fprintf(w, "raw %s baseline: %d rows in %.2fs = %.0f rows/s; logbook reached %.1f%% of it\n",
 			out.Engine, out.Raw.Rows, out.Raw.Seconds, out.Raw.RowsPerSec, 100*out.Ratio)
 	}
-	fmt.Fprintf(w, "resident memory (server and load generator): %.0f MB", out.RSSMB)
+	fmt.Fprintf(w, "resident memory (%s): %.0f MB", out.RSSOf, out.RSSMB)
 	if len(out.RSSEvery10s) > 0 {
 		fmt.Fprintf(w, "; every 10 s: %.0f", out.RSSEvery10s)
 	}
