@@ -4,10 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
 
@@ -39,8 +38,8 @@ Flags:
 		fmt.Fprintf(env.Stderr, "logbook prune: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	age, ok := parseAge(*endedBefore)
-	if !ok {
+	age, ok := logbook.ParseDuration(*endedBefore)
+	if !ok || age == 0 {
 		fmt.Fprintf(env.Stderr, "logbook prune: --ended-before %q is not an age; write it like 90d or 720h\n", *endedBefore)
 		return 2
 	}
@@ -59,17 +58,4 @@ Flags:
 		return 1
 	}
 	return 0
-}
-
-// parseAge reads a positive age: a Go duration (720h, 90m) or days (90d).
-func parseAge(v string) (time.Duration, bool) {
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		n, err := strconv.ParseFloat(days, 64)
-		if err != nil || n <= 0 {
-			return 0, false
-		}
-		return time.Duration(n * 24 * float64(time.Hour)), true
-	}
-	d, err := time.ParseDuration(v)
-	return d, err == nil && d > 0
 }

@@ -106,7 +106,7 @@ func (h *handler) setRotationPolicy(w http.ResponseWriter, r *http.Request, c se
 	var age time.Duration
 	if req.MaxAge != "" {
 		var ok bool
-		if age, ok = parseDuration(req.MaxAge); !ok {
+		if age, ok = logbook.ParseDuration(req.MaxAge); !ok {
 			h.writeError(w, r, logbook.Invalid("max_age", "%q is not a duration; write it like 24h or 7d", req.MaxAge))
 			return
 		}

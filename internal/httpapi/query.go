@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -66,44 +65,28 @@ func listParams(r *http.Request) (service.ListParams, error) {
 	return p, err
 }
 
-// parseDuration reads Go durations ("36h", "90m") and days ("7d").
-func parseDuration(v string) (time.Duration, bool) {
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		n, err := strconv.ParseFloat(days, 64)
-		if err != nil || n < 0 {
-			return 0, false
-		}
-		return time.Duration(n * 24 * float64(time.Hour)), true
-	}
-	d, err := time.ParseDuration(v)
-	return d, err == nil && d >= 0
-}
-
 // queryDuration reads an optional duration parameter.
 func queryDuration(r *http.Request, name string) (time.Duration, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
 		return 0, nil
 	}
-	d, ok := parseDuration(v)
+	d, ok := logbook.ParseDuration(v)
 	if !ok {
 		return 0, logbook.Invalid(name, "%q is not a duration; write it like 90m, 36h or 7d", v)
 	}
 	return d, nil
 }
 
-// queryTime reads an optional time parameter: RFC 3339, or a duration back
-// from now ("36h", "7d").
+// queryTime reads an optional time parameter (see logbook.ParseTime).
 func queryTime(r *http.Request, name string, now time.Time) (time.Time, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
+	t, ok := logbook.ParseTime(v, now)
+	if !ok {
+		return time.Time{}, logbook.Invalid(name, "%q is not a time; %s", v, logbook.TimeHint)
 	}
-	if d, ok := parseDuration(v); ok {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, logbook.Invalid(name, "%q is not a time; write RFC 3339 (2026-11-30T12:00:00Z) or a duration back from now (36h, 7d)", v)
+	return t, nil
 }

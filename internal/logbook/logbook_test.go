@@ -138,3 +138,30 @@ func TestEntryNormalize(t *testing.T) {
 		t.Errorf("a payload over the limit kept %d bytes", len(big.Payload))
 	}
 }
+
+func TestParseTime(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"90m", now.Add(-90 * time.Minute), true},
+		{"36h", now.Add(-36 * time.Hour), true},
+		{"7d", now.AddDate(0, 0, -7), true},
+		{"0.5d", now.Add(-12 * time.Hour), true},
+		{"2026-11-01", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), true},
+		{"2026-11-01T08:30:00Z", time.Date(2026, 11, 1, 8, 30, 0, 0, time.UTC), true},
+		{"-7d", time.Time{}, false},
+		{"-1h", time.Time{}, false},
+		{"yesterday", time.Time{}, false},
+		{"7", time.Time{}, false},
+		{"", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := logbook.ParseTime(tt.in, now)
+		if ok != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -305,35 +304,13 @@ func listSessions(ctx context.Context, l Ledger, in listInput) (service.SessionP
 	if f.Blocker = logbook.Blocker(in.Blocker); f.Blocker != "" && !f.Blocker.Valid() {
 		return service.SessionPage{}, logbook.Invalid("blocker", "%q is not a blocker; use one of %v", in.Blocker, logbook.Blockers)
 	}
-	var err error
-	if f.Since, err = parseSince(in.Since, time.Now()); err != nil {
-		return service.SessionPage{}, err
+	if in.Since != "" {
+		var ok bool
+		if f.Since, ok = logbook.ParseTime(in.Since, time.Now()); !ok {
+			return service.SessionPage{}, logbook.Invalid("since", "%q is not a time; %s", in.Since, logbook.TimeHint)
+		}
 	}
 	return l.ListSessions(ctx, p)
-}
-
-// parseSince reads a time in RFC 3339, or a duration back from now: a Go
-// duration (36h, 90m) or days (7d). Empty is the zero time.
-func parseSince(v string, now time.Time) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
-	}
-	var d time.Duration
-	var err error
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		var n float64
-		n, err = strconv.ParseFloat(days, 64)
-		d = time.Duration(n * 24 * float64(time.Hour))
-	} else {
-		d, err = time.ParseDuration(v)
-	}
-	if err != nil || d < 0 {
-		return time.Time{}, logbook.Invalid("since", "%q is not a time; write RFC 3339 (2026-11-30T12:00:00Z) or a duration back from now (36h, 7d)", v)
-	}
-	return now.Add(-d), nil
 }
 
 type getInput struct {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -165,33 +164,13 @@ func listParams(q url.Values, now time.Time) (service.ListParams, error) {
 		}
 	}
 	if v := strings.TrimSpace(q.Get("since")); v != "" {
-		since, ok := parseSince(v, now)
+		since, ok := logbook.ParseTime(v, now)
 		if !ok {
-			return p, logbook.Invalid("since", "%q is not a time; write a duration back from now (90m, 36h, 7d) or a date (2026-01-31)", v)
+			return p, logbook.Invalid("since", "%q is not a time; %s", v, logbook.TimeHint)
 		}
 		f.Since = since
 	}
 	return p, nil
-}
-
-// parseSince reads a time: a duration back from now (Go's, or days as
-// "7d"), an RFC 3339 time or a date.
-func parseSince(v string, now time.Time) (time.Time, bool) {
-	if days, ok := strings.CutSuffix(v, "d"); ok {
-		n, err := strconv.ParseFloat(days, 64)
-		if err == nil && n >= 0 {
-			return now.Add(-time.Duration(n * 24 * float64(time.Hour))), true
-		}
-	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
-		return now.Add(-d), true
-	}
-	for _, layout := range []string{time.RFC3339, time.DateOnly} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // choices makes select options whose labels are their values, after a
