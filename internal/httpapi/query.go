@@ -29,7 +29,7 @@ func listParams(r *http.Request) (service.ListParams, error) {
 	}
 	if v := q.Get("state"); v != "" {
 		f.State = logbook.State(v)
-		if f.State != logbook.StateActive && f.State != logbook.StateIdle && f.State != logbook.StateEnded {
+		if !f.State.Valid() {
 			return p, logbook.Invalid("state", "%q is not a state; use active, idle or ended", v)
 		}
 	}

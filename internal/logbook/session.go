@@ -26,6 +26,11 @@ const (
 	StateEnded  State = "ended"
 )
 
+// Valid reports whether s is a known state.
+func (s State) Valid() bool {
+	return s == StateActive || s == StateIdle || s == StateEnded
+}
+
 // Outcome is how a session ended, as its harness says.
 type Outcome string
 

@@ -295,7 +295,7 @@ func listSessions(ctx context.Context, l Ledger, in listInput) (service.SessionP
 	f.Harness, f.Agent, f.Query = in.Harness, in.Agent, in.Query
 	f.Issue, f.Pull = string(in.Issue), string(in.Pull)
 	f.Path = logbook.NormalizeSubject(in.Path)
-	if f.State = logbook.State(in.State); f.State != "" && f.State != logbook.StateActive && f.State != logbook.StateIdle && f.State != logbook.StateEnded {
+	if f.State = logbook.State(in.State); f.State != "" && !f.State.Valid() {
 		return service.SessionPage{}, logbook.Invalid("state", "%q is not a state; use active, idle or ended", in.State)
 	}
 	if f.Outcome = logbook.Outcome(in.Outcome); f.Outcome != "" && !f.Outcome.Valid() {

@@ -147,9 +147,7 @@ func listParams(q url.Values, now time.Time) (service.ListParams, error) {
 		f.Path = logbook.NormalizeSubject(path)
 	}
 	if v := q.Get("state"); v != "" {
-		switch f.State = logbook.State(v); f.State {
-		case logbook.StateActive, logbook.StateIdle, logbook.StateEnded:
-		default:
+		if f.State = logbook.State(v); !f.State.Valid() {
 			return p, logbook.Invalid("state", "%q is not a state; choose active, idle or ended", v)
 		}
 	}
