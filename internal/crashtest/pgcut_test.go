@@ -2,14 +2,9 @@ package crashtest
 
 import (
 	"context"
-	"database/sql"
-	"net/url"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to cut the server's connections
 
 	"github.com/logbookhq/logbook/internal/testdb"
 )
@@ -24,17 +19,7 @@ const cuts = 4
 // acknowledged entry is there.
 func TestPostgresConnectionsCut(t *testing.T) {
 	dbURL := testdb.PostgresURL(t)
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := strings.TrimPrefix(u.Path, "/")
-	u.Path = "/postgres"
-	admin, err := sql.Open("pgx", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin, name := testdb.PostgresAdmin(t, dbURL)
 
 	srv := startServer(t, dbURL)
 	l := newLoad(t, srv, clients)

@@ -3,12 +3,10 @@ package httpapi_test
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	neturl "net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,19 +187,8 @@ func TestUnavailablePostgres(t *testing.T) {
 	alice := c.token("demo", "alice")
 	id := c.do("POST", "/v1/sessions", alice, `{"project":"demo"}`).expect(t, 201).body["id"].(string)
 
-	// The test database's name, and the server's maintenance database to
-	// run the cut from.
-	u, err := neturl.Parse(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := strings.TrimPrefix(u.Path, "/")
-	u.Path = "/postgres"
-	admin, err := sql.Open("pgx", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	// The server's maintenance database to run the cut from.
+	admin, name := testdb.PostgresAdmin(t, dbURL)
 	exec := func(q string) {
 		t.Helper()
 		if _, err := admin.Exec(q); err != nil {

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,4 +122,24 @@ func PostgresURL(t testing.TB) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// PostgresAdmin opens the maintenance database of the server that holds the
+// test database at dbURL (from PostgresURL), for tests that act on that
+// database from outside, such as cutting its connections. It returns the
+// connection, closed when the test ends, and the test database's name.
+func PostgresAdmin(t testing.TB, dbURL string) (*sql.DB, string) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatalf("not a database URL: %v", err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	u.Path = "/postgres"
+	admin, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	return admin, name
 }
