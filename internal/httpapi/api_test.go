@@ -39,11 +39,21 @@ func newServer(t *testing.T, e testdb.Engine) *client {
 	if _, err := svc.EnsureAdminToken(context.Background(), adminToken); err != nil {
 		t.Fatal(err)
 	}
+	run(t, svc)
 	mux := http.NewServeMux()
 	httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.Options{})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &client{t: t, url: srv.URL}
+}
+
+// run runs the service's background work as logbook serve does, until
+// the test ends.
+func run(t *testing.T, svc *service.Service) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { svc.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 }
 
 func (c *client) do(method, path, token string, body any) response {

@@ -80,14 +80,15 @@ func TestEventStreamResumes(t *testing.T) {
 		s := c.do("POST", "/v1/sessions", alice, map[string]string{"project": "demo"}).expect(t, 201)
 		id := s.body["id"].(string)
 
-		// Written while a follower listens live.
+		// Written while a follower listens live: claims, as each makes an
+		// event (appends are announced together, see logbook.AppendedEvery).
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			time.Sleep(200 * time.Millisecond)
 			for i := range 10 {
-				c.do("POST", "/v1/sessions/"+id+"/entries", alice, map[string]any{"entries": []map[string]any{{"kind": "note", "text": strconv.Itoa(i)}}}).expect(t, 200)
+				c.do("POST", "/v1/claims", alice, map[string]any{"session_id": id, "subject": "src/f" + strconv.Itoa(i) + ".go"}).expect(t, 201)
 			}
 		}()
 		first := follow(t, c.url+"/v1/events?project=demo", alice, 0, 5, 10*time.Second)
@@ -99,20 +100,20 @@ func TestEventStreamResumes(t *testing.T) {
 		c.do("POST", "/v1/sessions/"+id+"/end", alice, map[string]string{"outcome": "success"}).expect(t, 200)
 		rest := follow(t, c.url+"/v1/events?project=demo", alice, first[len(first)-1].ID, 100, 2*time.Second)
 		all := append(first, rest...)
-		// started, progressed, 10 appended, ended
-		if len(all) != 13 {
-			t.Fatalf("got %d events in all, want 13: %v", len(all), all)
+		// started, progressed, 10 claims taken, 10 released, ended
+		if len(all) != 23 {
+			t.Fatalf("got %d events in all, want 23: %v", len(all), all)
 		}
 		for i := 1; i < len(all); i++ {
 			if all[i].ID <= all[i-1].ID {
 				t.Errorf("event %d repeats or goes back: %v", i, all)
 			}
 		}
-		if all[0].Type != logbook.EventSessionStarted || all[12].Type != logbook.EventSessionEnded {
-			t.Errorf("first and last: %v, %v", all[0], all[12])
+		if all[0].Type != logbook.EventSessionStarted || all[22].Type != logbook.EventSessionEnded {
+			t.Errorf("first and last: %v, %v", all[0], all[22])
 		}
-		resumed := follow(t, c.url+"/v1/events?project=demo&after="+strconv.FormatInt(all[10].ID, 10), alice, 0, 2, 2*time.Second)
-		if len(resumed) != 2 || resumed[0].ID != all[11].ID {
+		resumed := follow(t, c.url+"/v1/events?project=demo&after="+strconv.FormatInt(all[20].ID, 10), alice, 0, 2, 2*time.Second)
+		if len(resumed) != 2 || resumed[0].ID != all[21].ID {
 			t.Errorf("?after= resume: %v", resumed)
 		}
 		c.do("GET", "/v1/events?project=other", alice, nil).problem(t, 403, "")
@@ -141,6 +142,7 @@ func startReplica(t *testing.T, url string) replica {
 		t.Fatal(err)
 	}
 	go svc.Listen(ctx)
+	run(t, svc)
 	mux := http.NewServeMux()
 	httpapi.New(mux, svc, quiet, httpapi.Options{})
 	srv := httptest.NewServer(mux)

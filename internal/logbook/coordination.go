@@ -155,6 +155,13 @@ const (
 // ProgressEvery is how often at most a session emits session.progressed.
 const ProgressEvery = 5 * time.Second
 
+// AppendedEvery is how often at most a session emits session.appended:
+// entries appended within it are announced together, by one event that
+// carries their count and the last seq. An agent's hooks append many
+// entries a second; one event each would make the outbox as large as the
+// transcript and flood every follower.
+const AppendedEvery = 250 * time.Millisecond
+
 // SeenEvery is how often at most a heartbeat moves a session's
 // last_seen_at: it is precise to a second.
 const SeenEvery = time.Second

@@ -104,6 +104,10 @@ type Session struct {
 	LastAssistant  string `json:"-"`
 	// ProgressedAt is when the session last emitted session.progressed.
 	ProgressedAt time.Time `json:"-"`
+	// Unannounced counts the entries appended since the session last
+	// emitted session.appended, at AnnouncedAt (see AppendedEvery).
+	Unannounced int64     `json:"-"`
+	AnnouncedAt time.Time `json:"-"`
 }
 
 // Root is the id of the top of the session's subagent tree.

@@ -35,8 +35,7 @@ func (s *Service) Claim(ctx context.Context, c Caller, p ClaimParams) (claim log
 		return logbook.Claim{}, false, logbook.Invalid("ttl_minutes", "give a TTL from 1 to %d minutes", logbook.MaxClaimTTL)
 	}
 	ttl := time.Duration(p.TTLMinutes) * time.Minute
-	_, err = s.writeHeartbeat(ctx, c, p.SessionID, func(tx *work, sess *logbook.Session) error {
-		now := sess.LastSeenAt
+	_, err = s.writeHeartbeat(ctx, c, p.SessionID, func(tx *work, sess *logbook.Session, now time.Time) error {
 		if err := tx.ProjectLock(ctx, sess.Project); err != nil {
 			return err
 		}
@@ -211,6 +210,13 @@ func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResu
 			return err
 		}
 		for _, sess := range ended {
+			if sess.Unannounced > 0 { // left by a crash before announcePending ran
+				was := sess
+				announce(tx, &sess, now)
+				if err := tx.SessionUpdate(ctx, &sess, &was); err != nil {
+					return err
+				}
+			}
 			tx.emit(sess.Project, logbook.EventSessionEnded, sess.ID, now, map[string]any{
 				"end_reason": logbook.EndReasonTimedOut, "root_id": sess.Root()})
 			if err := releaseClaims(ctx, tx, &sess, now); err != nil {

@@ -1,8 +1,11 @@
 package service_test
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +23,7 @@ func TestCoordination(t *testing.T) {
 		t.Run("TouchesAndLinks", func(t *testing.T) { t.Parallel(); testTouchesAndLinks(t, setup(t, e)) })
 		t.Run("Events", func(t *testing.T) { t.Parallel(); testEvents(t, setup(t, e)) })
 		t.Run("EventIDsNeverGoBack", func(t *testing.T) { t.Parallel(); testEventIDsNeverGoBack(t, setup(t, e)) })
+		t.Run("AppendedAnnounced", func(t *testing.T) { t.Parallel(); testAppendedAnnounced(t, e) })
 	})
 }
 
@@ -278,5 +282,102 @@ func testEventIDsNeverGoBack(t *testing.T, b *bundle) {
 	must(t, err)
 	if len(events) != 1 || events[0].SessionID != next.ID || events[0].ID <= seen {
 		t.Errorf("after deleting the newest events, the next one: %+v (the follower had seen %d)", events, seen)
+	}
+}
+
+// testAppendedAnnounced: appends are announced by session.appended events
+// that each carry how many entries and the last seq, at most one per
+// logbook.AppendedEvery per session, and no entry goes unannounced: a
+// quiet session's append is announced at once, the rest by Run within the
+// interval, at the session's end, or, after a crash, by the next Run or
+// the timeout sweep.
+func testAppendedAnnounced(t *testing.T, e testdb.Engine) {
+	b := setup(t, e)
+	note := func(svc *service.Service, id string) {
+		t.Helper()
+		_, err := svc.AppendEntries(b.ctx, b.alice, id, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Text: "x"}}})
+		must(t, err)
+	}
+	// announced lists a session's appended and ended events as
+	// "count/last_seq" and "ended".
+	announced := func(svc *service.Service, id string) string {
+		t.Helper()
+		events, err := svc.Events(b.ctx, b.alice, "p", 0, 500)
+		must(t, err)
+		var got []string
+		for _, ev := range events {
+			var d struct {
+				Count   int64 `json:"count"`
+				LastSeq int64 `json:"last_seq"`
+			}
+			_ = json.Unmarshal(ev.Data, &d)
+			switch {
+			case ev.SessionID != id:
+			case ev.Type == logbook.EventSessionAppended:
+				got = append(got, fmt.Sprintf("%d/%d", d.Count, d.LastSeq))
+			case ev.Type == logbook.EventSessionEnded:
+				got = append(got, "ended")
+			}
+		}
+		return strings.Join(got, " ")
+	}
+	waitFor := func(svc *service.Service, id, want string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if announced(svc, id) == want {
+				return
+			}
+		}
+		t.Fatalf("session %s: announced %q, want %q", id, announced(svc, id), want)
+	}
+
+	s := b.start(t, b.alice, service.StartParams{})
+	note(b.svc, s.ID)
+	equal(t, "a quiet session's append, at once", announced(b.svc, s.ID), "1/1")
+	note(b.svc, s.ID)
+	note(b.svc, s.ID) // the clock stands still: within the interval
+	waitFor(b.svc, s.ID, "1/1 2/3")
+	b.clock.Add(logbook.AppendedEvery)
+	note(b.svc, s.ID)
+	equal(t, "after the interval, at once", announced(b.svc, s.ID), "1/1 2/3 1/4")
+	note(b.svc, s.ID)
+	_, err := b.svc.EndSession(b.ctx, b.alice, s.ID, service.EndParams{Outcome: logbook.OutcomeSuccess})
+	must(t, err)
+	equal(t, "the last entry before the end", announced(b.svc, s.ID), "1/1 2/3 1/4 1/5 ended")
+
+	// A server that crashed before announcing: its entries are in the
+	// sessions' rows, and the next server announces them.
+	st := e.Open(t)
+	crashed := service.New(st, service.Options{NowFunc: b.clock.Now}) // never Run
+	revived, _, err := crashed.StartSession(b.ctx, b.alice, service.StartParams{})
+	must(t, err)
+	timedOut, _, err := crashed.StartSession(b.ctx, b.alice, service.StartParams{})
+	must(t, err)
+	for _, id := range []string{revived.ID, revived.ID, timedOut.ID, timedOut.ID} {
+		note(crashed, id)
+	}
+	equal(t, "without Run, within the interval", announced(crashed, revived.ID), "1/1")
+	b.clock.Add(3 * time.Hour) // past the session timeout
+	swept, err := crashed.Sweep(b.ctx, 0)
+	must(t, err)
+	equal(t, "timed out", swept.TimedOut, 2)
+	equal(t, "timed out: the last entry before the end", announced(crashed, timedOut.ID), "1/1 1/2 ended")
+	// (the timeout sweep announces every session it ends, revived too)
+	equal(t, "revived", announced(crashed, revived.ID), "1/1 1/2 ended")
+	note(crashed, revived.ID) // a write revives a timed-out session
+	note(crashed, revived.ID)
+	equal(t, "revived, within the interval", announced(crashed, revived.ID), "1/1 1/2 ended")
+	next := service.New(st, service.Options{NowFunc: b.clock.Now})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { next.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	waitFor(next, revived.ID, "1/1 1/2 ended 2/4")
+}
+
+func equal[T comparable](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s: got %v, want %v", what, got, want)
 	}
 }

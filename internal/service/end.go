@@ -78,6 +78,7 @@ func endLocked(ctx context.Context, tx *work, sess *logbook.Session, reason stri
 	if err := releaseClaims(ctx, tx, sess, now); err != nil {
 		return err
 	}
+	announce(tx, sess, now) // followers learn of the last entries before the end
 	tx.emit(sess.Project, logbook.EventSessionEnded, sess.ID, now, map[string]any{
 		"outcome": sess.Outcome, "blocker": sess.Blocker, "end_reason": sess.EndReason, "root_id": sess.Root()})
 	if err := tx.SessionUpdate(ctx, sess, nil); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
 )
 
 // AppendResult says what a batch of entries did.
@@ -37,14 +38,14 @@ func (s *Service) AppendEntries(ctx context.Context, c Caller, id string, b Batc
 		return AppendResult{}, err
 	}
 	var result AppendResult
-	_, err = s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session) error {
+	_, err = s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session, now time.Time) error {
 		var err error
-		if result, err = appendLocked(ctx, tx, sess, b.Entries, sess.LastSeenAt); err != nil {
+		if result, err = appendLocked(ctx, tx, sess, b.Entries, now); err != nil {
 			return err
 		}
 		if len(touched) > 0 {
 			for i := range touched {
-				touched[i].FirstAt = sess.LastSeenAt
+				touched[i].FirstAt = now
 			}
 			if err := tx.TouchUpsert(ctx, sess.ID, sess.Project, touched); err != nil {
 				return err
@@ -95,8 +96,7 @@ func (s *Service) Compact(ctx context.Context, c Caller, id string, entries []lo
 		return AppendResult{}, err
 	}
 	var result AppendResult
-	_, err := s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session) error {
-		now := s.now()
+	_, err := s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session, now time.Time) error {
 		if _, err := tx.EntrySupersede(ctx, id, now); err != nil {
 			return err
 		}
@@ -176,11 +176,55 @@ func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries 
 	sess.EntryCount += int64(len(fresh))
 	result.Recorded, result.LastSeq = len(fresh), sess.EntryCount
 	sess.DeriveTitle()
-	if result.Recorded > 0 {
-		tx.emit(sess.Project, logbook.EventSessionAppended, sess.ID, now, map[string]any{
-			"count": result.Recorded, "last_seq": result.LastSeq, "root_id": sess.Root()})
+	sess.Unannounced += int64(result.Recorded)
+	if now.Sub(sess.AnnouncedAt) >= logbook.AppendedEvery {
+		announce(tx, sess, now)
 	}
 	return result, nil
+}
+
+// announce emits session.appended for the entries a locked session has
+// appended since its last one, if any: their count and the last seq. The
+// caller writes the session row. Entries appended within
+// logbook.AppendedEvery of the last announcement wait for the next append
+// after it, for announcePending (run every AppendedEvery) or for the
+// session's end, whichever comes first.
+func announce(tx *work, sess *logbook.Session, now time.Time) {
+	if sess.Unannounced == 0 {
+		return
+	}
+	tx.emit(sess.Project, logbook.EventSessionAppended, sess.ID, now, map[string]any{
+		"count": sess.Unannounced, "last_seq": sess.EntryCount, "root_id": sess.Root()})
+	sess.Unannounced, sess.AnnouncedAt = 0, now
+}
+
+// announcePending announces the entries active sessions appended and
+// have not announced yet (see announce). Run keeps calling it; as what it
+// announces is read from the sessions' rows, nothing is lost to a crash:
+// the next run announces it.
+func (s *Service) announcePending(ctx context.Context) error {
+	ids, err := s.store.SessionListUnannounced(ctx)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	now := s.now()
+	return s.inTx(ctx, func(tx *work) error {
+		for _, id := range ids {
+			sess, err := tx.SessionGet(ctx, store.SessionGetParams{ID: id, ForUpdate: true})
+			if isNotFound(err) {
+				continue // deleted meanwhile
+			}
+			if err != nil {
+				return err
+			}
+			was := sess
+			announce(tx, &sess, now) // nothing when announced meanwhile
+			if err := tx.SessionUpdate(ctx, &sess, &was); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // count adds one entry to the session's counters and remembered texts.

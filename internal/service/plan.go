@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 )
@@ -35,7 +36,7 @@ func (s *Service) SetPlan(ctx context.Context, c Caller, id string, input []Step
 		}
 		steps[i] = logbook.PlanStep{N: i + 1, Text: text, Status: in.Status, UpdatedAt: now}
 	}
-	_, err := s.writeHeartbeat(ctx, c, id, func(tx *work, _ *logbook.Session) error {
+	_, err := s.writeHeartbeat(ctx, c, id, func(tx *work, _ *logbook.Session, _ time.Time) error {
 		return tx.PlanReplace(ctx, id, steps)
 	})
 	if err != nil {
@@ -50,8 +51,8 @@ func (s *Service) UpdatePlanStep(ctx context.Context, c Caller, id string, n int
 		return nil, logbook.Invalid("status", "%q is not a step status; use pending, running, done, skipped or failed", status)
 	}
 	var plan []logbook.PlanStep
-	_, err := s.writeHeartbeat(ctx, c, id, func(tx *work, _ *logbook.Session) error {
-		if err := tx.PlanStepUpdate(ctx, id, n, status, s.now()); err != nil {
+	_, err := s.writeHeartbeat(ctx, c, id, func(tx *work, _ *logbook.Session, now time.Time) error {
+		if err := tx.PlanStepUpdate(ctx, id, n, status, now); err != nil {
 			return fmt.Errorf("session %s has no plan step %d: %w", id, n, err)
 		}
 		var err error

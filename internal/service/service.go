@@ -76,11 +76,20 @@ func New(st store.Store, opts Options) *Service {
 	return s
 }
 
-// Run starts the service's background work and blocks until ctx ends: on
-// a single-writer engine (SQLite), the group committer that coalesces
-// concurrent writes into shared transactions. Without Run every write is
-// a transaction of its own, which is correct but slower.
+// Run starts the service's background work and blocks until ctx ends:
+// announcing appended entries every logbook.AppendedEvery (see announce)
+// and, on a single-writer engine (SQLite), the group committer that
+// coalesces concurrent writes into shared transactions. Without Run every
+// write is a transaction of its own, which is correct but slower, and
+// entries appended within AppendedEvery of a session's last
+// session.appended wait for its next append or its end to be announced.
 func (s *Service) Run(ctx context.Context) {
+	announced := make(chan struct{})
+	go func() {
+		defer close(announced)
+		s.announceEvery(ctx, logbook.AppendedEvery)
+	}()
+	defer func() { <-announced }()
 	if !s.store.SingleWriter() {
 		<-ctx.Done()
 		return
@@ -90,6 +99,24 @@ func (s *Service) Run(ctx context.Context) {
 	c.run(ctx)
 	s.committer.Store(nil)          // from now on each write commits on its own
 	c.drain(100 * time.Millisecond) // and the ones already queued are answered
+}
+
+// announceEvery calls announcePending every interval until ctx ends. A
+// failure (a lost connection, say) is logged and retried at the next
+// tick: what is left to announce stays in the sessions' rows.
+func (s *Service) announceEvery(ctx context.Context, interval time.Duration) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if err := s.announcePending(ctx); err != nil && ctx.Err() == nil {
+				s.log.WarnContext(ctx, "announcing appended entries failed; retrying", "err", err)
+			}
+		}
+	}
 }
 
 // Store returns the store the service runs on.

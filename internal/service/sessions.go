@@ -221,8 +221,10 @@ func heartbeat(ctx context.Context, tx *work, sess *logbook.Session, now time.Ti
 
 // writeHeartbeat runs fn on a session the caller owns, inside one
 // transaction that also makes the write a heartbeat, and writes the session
-// row fn may have changed. Every write to a session goes through here.
-func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn func(tx *work, sess *logbook.Session) error) (logbook.Session, error) {
+// row fn may have changed. Every write to a session goes through here. fn
+// gets the time of the write (the session's last_seen_at moves only every
+// logbook.SeenEvery, so it may be older).
+func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn func(tx *work, sess *logbook.Session, now time.Time) error) (logbook.Session, error) {
 	now := s.now()
 	var sess logbook.Session
 	err := s.inTx(ctx, func(tx *work) error {
@@ -234,7 +236,7 @@ func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn fu
 		if err := heartbeat(ctx, tx, &sess, now); err != nil {
 			return err
 		}
-		if err := fn(tx, &sess); err != nil {
+		if err := fn(tx, &sess, now); err != nil {
 			return err
 		}
 		if err := tx.SessionUpdate(ctx, &sess, &was); err != nil {
@@ -252,7 +254,7 @@ func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn fu
 
 // UpdateSession is a heartbeat that sets the given fields and keeps the rest.
 func (s *Service) UpdateSession(ctx context.Context, c Caller, id string, fields logbook.SessionFields) (logbook.Session, error) {
-	return s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session) error {
+	return s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session, _ time.Time) error {
 		fields.Apply(sess)
 		return syncLinks(ctx, tx, sess)
 	})

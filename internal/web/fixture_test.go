@@ -63,6 +63,10 @@ func setup(t testing.TB, seeded bool) *bundle {
 	}
 	b.aliceToken = b.token(t, "demo", "alice")
 	b.alice, _ = b.svc.Authenticate(b.ctx, b.aliceToken)
+	ctx, cancel := context.WithCancel(context.Background())
+	running := make(chan struct{})
+	go func() { b.svc.Run(ctx); close(running) }() // as logbook serve runs it
+	t.Cleanup(func() { cancel(); <-running })
 	mux := http.NewServeMux()
 	httpapi.New(mux, b.svc, quiet, httpapi.Options{})
 	web.New(mux, b.svc, quiet)

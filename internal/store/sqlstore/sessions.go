@@ -16,7 +16,8 @@ const sessionColumns = `id, project, actor, harness, harness_session_id, parent_
 	title, given_title, goal, task, prompt, model, agent_type, issue, pull, branch,
 	head_commit, subject, status, outcome, blocker, end_reason, result,
 	started_at, last_seen_at, closed_at, entry_count, message_count, tool_call_count,
-	input_tokens, output_tokens, first_assistant, last_assistant, root_id, progressed_at`
+	input_tokens, output_tokens, first_assistant, last_assistant, root_id, progressed_at,
+	unannounced, announced_at`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -24,29 +25,31 @@ type rowScanner interface{ Scan(dest ...any) error }
 // extra receives columns a query selects after the session's own.
 func scanSession(row rowScanner, extra ...any) (logbook.Session, error) {
 	var s logbook.Session
-	var started, seen, progressed int64
+	var started, seen, progressed, announced int64
 	var closed sql.NullInt64
 	dest := []any{&s.ID, &s.Project, &s.Actor, &s.Harness, &s.HarnessSessionID, &s.ParentID, &s.Agent,
 		&s.Title, &s.GivenTitle, &s.Goal, &s.Task, &s.Prompt, &s.Model, &s.AgentType, &s.Issue, &s.Pull, &s.Branch,
 		&s.HeadCommit, &s.Subject, &s.Status, &s.Outcome, &s.Blocker, &s.EndReason, &s.Result,
 		&started, &seen, &closed, &s.EntryCount, &s.MessageCount, &s.ToolCallCount,
-		&s.InputTokens, &s.OutputTokens, &s.FirstAssistant, &s.LastAssistant, &s.RootID, &progressed}
+		&s.InputTokens, &s.OutputTokens, &s.FirstAssistant, &s.LastAssistant, &s.RootID, &progressed,
+		&s.Unannounced, &announced}
 	err := row.Scan(append(dest, extra...)...)
 	s.StartedAt, s.LastSeenAt, s.ClosedAt = fromMicros(started), fromMicros(seen), fromNullMicros(closed)
-	s.ProgressedAt = fromMicros(progressed)
+	s.ProgressedAt, s.AnnouncedAt = fromMicros(progressed), fromMicros(announced)
 	return s, err
 }
 
 func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (bool, error) {
 	res, err := e.exec(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES (
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36)
+		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38)
 		ON CONFLICT (project, actor, harness, harness_session_id) WHERE harness_session_id <> '' DO NOTHING`,
 		s.ID, s.Project, s.Actor, s.Harness, s.HarnessSessionID, s.ParentID, s.Agent,
 		s.Title, s.GivenTitle, s.Goal, s.Task, s.Prompt, s.Model, s.AgentType, s.Issue, s.Pull, s.Branch,
 		s.HeadCommit, s.Subject, s.Status, s.Outcome, s.Blocker, s.EndReason, s.Result,
 		micros(s.StartedAt), micros(s.LastSeenAt), nullMicros(s.ClosedAt), s.EntryCount, s.MessageCount, s.ToolCallCount,
-		s.InputTokens, s.OutputTokens, s.FirstAssistant, s.LastAssistant, s.RootID, micros(s.ProgressedAt))
+		s.InputTokens, s.OutputTokens, s.FirstAssistant, s.LastAssistant, s.RootID, micros(s.ProgressedAt),
+		s.Unannounced, micros(s.AnnouncedAt))
 	if err != nil {
 		return false, e.interpretError(err, "inserting session")
 	}
@@ -108,6 +111,8 @@ var sessionWritable = []struct {
 	{"first_assistant", func(s *logbook.Session) any { return s.FirstAssistant }},
 	{"last_assistant", func(s *logbook.Session) any { return s.LastAssistant }},
 	{"progressed_at", func(s *logbook.Session) any { return micros(s.ProgressedAt) }},
+	{"unannounced", func(s *logbook.Session) any { return s.Unannounced }},
+	{"announced_at", func(s *logbook.Session) any { return micros(s.AnnouncedAt) }},
 }
 
 // SessionUpdate writes the columns of s that differ from was, or every
@@ -176,6 +181,25 @@ func (e executor) collectSessions(rows *sql.Rows, doing string) ([]logbook.Sessi
 		sessions = append(sessions, s)
 	}
 	return sessions, e.interpretError(rows.Err(), doing)
+}
+
+func (e executor) SessionListUnannounced(ctx context.Context) ([]string, error) {
+	// Active sessions are few (the rest have ended or timed out), and the
+	// planner walks them by sessions_active_seen.
+	rows, err := e.query(ctx, `SELECT id FROM sessions WHERE status = 'active' AND unannounced > 0 ORDER BY id`)
+	if err != nil {
+		return nil, e.interpretError(err, "listing sessions with unannounced entries")
+	}
+	defer rows.Close()
+	ids := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, e.interpretError(err, "listing sessions with unannounced entries")
+		}
+		ids = append(ids, id)
+	}
+	return ids, e.interpretError(rows.Err(), "listing sessions with unannounced entries")
 }
 
 func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]logbook.Session, error) {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,6 +143,34 @@ func testSession(t *testing.T, newStore func(testing.TB) store.Store) {
 		none, err := st.SessionListChildren(ctx, "")
 		must(t, err)
 		equal(t, "children of the empty id", len(none), 0)
+	})
+
+	t.Run("Unannounced", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		quiet := newSession(t, st, sessionOpts{})
+		pending := newSession(t, st, sessionOpts{})
+		ended := newSession(t, st, sessionOpts{})
+		none, err := st.SessionListUnannounced(ctx)
+		must(t, err)
+		equal(t, "pending before any entry", len(none), 0)
+		at := base.Add(time.Minute)
+		for _, s := range []*logbook.Session{&pending, &ended} {
+			was := *s
+			s.Unannounced, s.AnnouncedAt = 3, at
+			must(t, st.SessionUpdate(ctx, s, &was))
+		}
+		was := ended
+		ended.Status = logbook.StatusEnded
+		must(t, st.SessionUpdate(ctx, &ended, &was))
+		got, err := st.SessionListUnannounced(ctx)
+		must(t, err)
+		equal(t, "pending sessions", strings.Join(got, " "), pending.ID)
+		read, _ := st.SessionGet(ctx, store.SessionGetParams{ID: pending.ID})
+		equal(t, "unannounced", read.Unannounced, int64(3))
+		equal(t, "announced_at", read.AnnouncedAt, at)
+		read, _ = st.SessionGet(ctx, store.SessionGetParams{ID: quiet.ID})
+		equal(t, "unannounced of a quiet session", read.Unannounced, int64(0))
 	})
 
 	t.Run("TimeOut", func(t *testing.T) {
