@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/store"
 )
@@ -208,23 +210,40 @@ func (s *Service) announcePending(ctx context.Context) error {
 		return err
 	}
 	now := s.now()
-	return s.inTx(ctx, func(tx *work) error {
-		for _, id := range ids {
-			sess, err := tx.SessionGet(ctx, store.SessionGetParams{ID: id, ForUpdate: true})
-			if isNotFound(err) {
-				continue // deleted meanwhile
-			}
-			if err != nil {
-				return err
-			}
-			was := sess
-			announce(tx, &sess, now) // nothing when announced meanwhile
-			if err := tx.SessionUpdate(ctx, &sess, &was); err != nil {
-				return err
-			}
+	announceOne := func(tx *work, id string) error {
+		sess, err := tx.SessionGet(ctx, store.SessionGetParams{ID: id, ForUpdate: true})
+		if isNotFound(err) {
+			return nil // deleted meanwhile
 		}
-		return nil
-	})
+		if err != nil {
+			return err
+		}
+		was := sess
+		announce(tx, &sess, now) // nothing when announced meanwhile
+		return tx.SessionUpdate(ctx, &sess, &was)
+	}
+	if s.store.SingleWriter() {
+		// One writer at a time and no row locks: one transaction.
+		return s.inTx(ctx, func(tx *work) error {
+			for _, id := range ids {
+				if err := announceOne(tx, id); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	// Row locks: a session a transaction, so that none holds one session
+	// while waiting for another (ending a tree locks the parent, then its
+	// children), a few at a time.
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for _, id := range ids {
+		g.Go(func() error {
+			return s.inTx(ctx, func(tx *work) error { return announceOne(tx, id) })
+		})
+	}
+	return g.Wait()
 }
 
 // count adds one entry to the session's counters and remembered texts.
