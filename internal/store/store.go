@@ -122,7 +122,7 @@ type Executor interface {
 	// SessionListChildren lists the direct subagents of a session, oldest first.
 	SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error)
 	// SessionListUnannounced lists the ids of active sessions with entries
-	// not yet announced by a session.appended event, in id order.
+	// not yet announced by a session.appended event, in no given order.
 	SessionListUnannounced(ctx context.Context) ([]string, error)
 	// SessionTimeOut ends every active session last seen before cutoff with
 	// end_reason timed_out, setting closed_at where it is not set, and

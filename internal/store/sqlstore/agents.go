@@ -133,21 +133,8 @@ func (e executor) SessionListLinked(ctx context.Context, project, kind, ref stri
 func (e executor) SkillList(ctx context.Context, rootID string) ([]string, error) {
 	// The root, and the sessions that name it as theirs (two index
 	// searches; an OR here would scan every session).
-	rows, err := e.query(ctx, `SELECT DISTINCT text FROM entries WHERE kind = 'skill' AND text <> '' AND session_id IN
+	return e.queryStrings(ctx, "listing skills", `SELECT DISTINCT text FROM entries WHERE kind = 'skill' AND text <> '' AND session_id IN
 		(SELECT $1 UNION ALL SELECT id FROM sessions WHERE root_id = $1 AND root_id <> '') ORDER BY text`, rootID)
-	if err != nil {
-		return nil, e.interpretError(err, "listing skills")
-	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, e.interpretError(err, "listing skills")
-		}
-		out = append(out, s)
-	}
-	return out, e.interpretError(rows.Err(), "listing skills")
 }
 
 func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]int64, error) {

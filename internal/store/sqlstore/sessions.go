@@ -185,21 +185,10 @@ func (e executor) collectSessions(rows *sql.Rows, doing string) ([]logbook.Sessi
 
 func (e executor) SessionListUnannounced(ctx context.Context) ([]string, error) {
 	// Active sessions are few (the rest have ended or timed out), and the
-	// planner walks them by sessions_active_seen.
-	rows, err := e.query(ctx, `SELECT id FROM sessions WHERE status = 'active' AND unannounced > 0 ORDER BY id`)
-	if err != nil {
-		return nil, e.interpretError(err, "listing sessions with unannounced entries")
-	}
-	defer rows.Close()
-	ids := []string{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, e.interpretError(err, "listing sessions with unannounced entries")
-		}
-		ids = append(ids, id)
-	}
-	return ids, e.interpretError(rows.Err(), "listing sessions with unannounced entries")
+	// planner walks them by sessions_active_seen. (With ORDER BY id, SQLite
+	// without statistics walks every session by its primary key instead.)
+	return e.queryStrings(ctx, "listing sessions with unannounced entries",
+		`SELECT id FROM sessions WHERE status = 'active' AND unannounced > 0`)
 }
 
 func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]logbook.Session, error) {

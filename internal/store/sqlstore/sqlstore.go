@@ -202,6 +202,24 @@ func (e executor) interpretError(err error, doing string) error {
 
 // micros and fromMicros convert between time.Time and the stored Unix
 // microseconds.
+// queryStrings runs a query of one text column and returns its rows.
+func (e executor) queryStrings(ctx context.Context, doing, query string, args ...any) ([]string, error) {
+	rows, err := e.query(ctx, query, args...)
+	if err != nil {
+		return nil, e.interpretError(err, doing)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, e.interpretError(err, doing)
+		}
+		out = append(out, s)
+	}
+	return out, e.interpretError(rows.Err(), doing)
+}
+
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
