@@ -122,8 +122,9 @@ func normalizeEntries(entries []logbook.Entry) error {
 }
 
 // appendLocked numbers and stores entries of a session whose row the
-// transaction holds, and updates the session's counters and the texts its
-// title and blocker are derived from. The caller writes the session row.
+// transaction holds, updates the session's counters and the texts its
+// title and blocker are derived from, and announces the new entries (see
+// announce). The caller writes the session row.
 func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries []logbook.Entry, now time.Time) (AppendResult, error) {
 	result := AppendResult{LastSeq: sess.EntryCount}
 	// A batch of several entries looks its keys up first, so that a
