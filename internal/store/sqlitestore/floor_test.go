@@ -27,32 +27,25 @@ import (
 func BenchmarkHookWriteFloor(b *testing.B) {
 	const group, sessions = 100, 200
 	b.Run("Today", func(b *testing.B) {
-		db, ids := floorDB(b, sessions)
-		f := &floorRun{db: db}
-		for start := 0; start < b.N; start += group {
-			tx := f.begin(b)
+		f, ids := newFloorRun(b, sessions)
+		f.groups(b, ids, group, func(tx *sql.Tx, batch []string) {
 			get := f.prepare(b, tx, `SELECT `+floorColumns+` FROM sessions WHERE id = $1`)
 			update := f.prepare(b, tx, `UPDATE sessions SET entry_count = $2, tool_call_count = $3, last_assistant = $4 WHERE id = $1`)
 			insert := f.prepare(b, tx, floorInsert(1))
-			for k := range min(group, b.N-start) {
-				id := ids[(start+k)%sessions]
+			for _, id := range batch {
 				f.exec(b, tx, `SAVEPOINT request`)
-				f.scan(b, get, 36, id)
+				f.scan(b, get, floorColumnCount, id)
 				seq := f.next(id)
 				f.run(b, insert, f.entry(id, seq)...)
 				f.run(b, update, id, seq, seq, "text")
 				f.exec(b, tx, `RELEASE request`)
 			}
-			f.commit(b, tx)
-		}
+		})
 	})
 	b.Run("Bulk", func(b *testing.B) {
-		db, ids := floorDB(b, sessions)
-		f := &floorRun{db: db}
-		for start := 0; start < b.N; start += group {
-			tx := f.begin(b)
+		f, ids := newFloorRun(b, sessions)
+		f.groups(b, ids, group, func(tx *sql.Tx, batch []string) {
 			update := f.prepare(b, tx, `UPDATE sessions SET entry_count = $2, tool_call_count = $3, last_assistant = $4 WHERE id = $1`)
-			batch := ids[start%sessions:][:min(group, b.N-start)]
 			marks := make([]string, len(batch))
 			args := make([]any, len(batch))
 			for i, id := range batch {
@@ -60,7 +53,7 @@ func BenchmarkHookWriteFloor(b *testing.B) {
 			}
 			f.exec(b, tx, `SAVEPOINT request`)
 			rows, err := tx.Query(`SELECT `+floorColumns+` FROM sessions WHERE id IN (`+strings.Join(marks, ", ")+`)`, args...)
-			f.drain(b, rows, err, 36)
+			f.drain(b, rows, err, floorColumnCount)
 			for c := 0; c < len(batch); c += 10 {
 				part := batch[c:min(c+10, len(batch))]
 				var values []any
@@ -73,26 +66,21 @@ func BenchmarkHookWriteFloor(b *testing.B) {
 				f.run(b, update, id, f.seq[id], f.seq[id], "text")
 			}
 			f.exec(b, tx, `RELEASE request`)
-			f.commit(b, tx)
-		}
+		})
 	})
 	b.Run("InsertOnly", func(b *testing.B) {
-		db, ids := floorDB(b, sessions)
-		f := &floorRun{db: db}
-		for start := 0; start < b.N; start += group {
-			tx := f.begin(b)
+		f, ids := newFloorRun(b, sessions)
+		f.groups(b, ids, group, func(tx *sql.Tx, batch []string) {
 			get := f.prepare(b, tx, `SELECT project, actor, status, end_reason, last_seen_at, progressed_at,
 				(SELECT COALESCE(MAX(seq), 0) FROM entries WHERE session_id = $1) FROM sessions WHERE id = $1`)
 			insert := f.prepare(b, tx, floorInsert(1))
-			for k := range min(group, b.N-start) {
-				id := ids[(start+k)%sessions]
+			for _, id := range batch {
 				f.exec(b, tx, `SAVEPOINT request`)
 				f.scan(b, get, 7, id)
 				f.run(b, insert, f.entry(id, f.next(id))...)
 				f.exec(b, tx, `RELEASE request`)
 			}
-			f.commit(b, tx)
-		}
+		})
 	})
 }
 
@@ -100,7 +88,10 @@ const floorColumns = `id, project, actor, harness, harness_session_id, parent_id
 	title, given_title, goal, task, prompt, model, agent_type, issue, pull, branch,
 	head_commit, subject, status, outcome, blocker, end_reason, result,
 	started_at, last_seen_at, closed_at, entry_count, message_count, tool_call_count,
-	input_tokens, output_tokens, first_assistant, last_assistant, root_id, progressed_at`
+	input_tokens, output_tokens, first_assistant, last_assistant, root_id, progressed_at,
+	unannounced, announced_at`
+
+var floorColumnCount = strings.Count(floorColumns, ",") + 1
 
 // floorInsert is an insert of rows tool-call entries, 4 parameters a row.
 func floorInsert(rows int) string {
@@ -113,9 +104,9 @@ func floorInsert(rows int) string {
 		` ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING`
 }
 
-// floorDB is a fresh database with sessions sessions like the load
-// generator's.
-func floorDB(b *testing.B, sessions int) (*sql.DB, []string) {
+// newFloorRun is a run on a fresh database with sessions sessions like
+// the load generator's; it returns their ids.
+func newFloorRun(b *testing.B, sessions int) (*floorRun, []string) {
 	st, err := sqlitestore.Open(context.Background(), filepath.Join(b.TempDir(), "floor.db"))
 	if err != nil {
 		b.Fatal(err)
@@ -132,7 +123,7 @@ func floorDB(b *testing.B, sessions int) (*sql.DB, []string) {
 			b.Fatal(err)
 		}
 	}
-	return st.DB(), ids
+	return &floorRun{db: st.DB()}, ids
 }
 
 // floorRun runs the statements of BenchmarkHookWriteFloor, failing the
@@ -141,6 +132,21 @@ type floorRun struct {
 	db      *sql.DB
 	seq     map[string]int64
 	entries int
+}
+
+// groups runs fn on groups of at most size requests (a session each,
+// taken in turn from ids), each group in a transaction of its own, until
+// b.N requests have run.
+func (f *floorRun) groups(b *testing.B, ids []string, size int, fn func(tx *sql.Tx, batch []string)) {
+	for start := 0; start < b.N; start += size {
+		batch := make([]string, min(size, b.N-start))
+		for k := range batch {
+			batch[k] = ids[(start+k)%len(ids)]
+		}
+		tx := f.begin(b)
+		fn(tx, batch)
+		f.commit(b, tx)
+	}
 }
 
 func (f *floorRun) begin(b *testing.B) *sql.Tx {
