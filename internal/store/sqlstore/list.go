@@ -98,11 +98,15 @@ func sessionListSQL(p store.SessionListParams) (string, []any) {
 		v, id := q.arg(p.After.Value), q.arg(p.After.ID)
 		q.and("(" + order + " < " + v + " OR (" + order + " = " + v + " AND s.id < " + id + "))")
 	}
+	// The page's ids first, then their rows and subagent counts: a filter
+	// that matches many sessions (an issue named by hundreds) sorts only
+	// ids, not whole rows each with a count of its subagents.
 	return `SELECT ` + prefixed("s.", sessionColumns) + `,
 		(SELECT COUNT(*) FROM sessions c WHERE c.parent_id = s.id AND c.parent_id <> '') AS subagent_count,
 		` + durationExpr(now) + ` AS duration_seconds
-		FROM sessions s WHERE ` + q.whereSQL() + `
-		ORDER BY ` + order + ` DESC, s.id DESC LIMIT ` + q.arg(p.Limit), q.args
+		FROM sessions s WHERE s.id IN (SELECT s.id FROM sessions s WHERE ` + q.whereSQL() + `
+			ORDER BY ` + order + ` DESC, s.id DESC LIMIT ` + q.arg(p.Limit) + `)
+		ORDER BY ` + order + ` DESC, s.id DESC`, q.args
 }
 
 // ExplainSessionList returns the engine's query plan for a page of
