@@ -67,6 +67,7 @@ func SQLite(t testing.TB) store.Store {
 	if err != nil {
 		t.Fatalf("opening SQLite: %v", err)
 	}
+	st.CheckSessionCache() // every session row found in memory is held to the file's
 	t.Cleanup(func() { st.Close() })
 	return st
 }

@@ -88,6 +88,9 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		OptimizeSQL:     "PRAGMA optimize=0x10002",
 		SingleWriter:    true,
 		CacheStatements: true,
+		// Moves when another process commits to the file: the store keeps
+		// active sessions' rows in memory only while nobody else writes.
+		DataVersionSQL: "PRAGMA data_version",
 	})
 	if err := st.Optimize(ctx); err != nil {
 		st.Close()

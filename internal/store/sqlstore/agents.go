@@ -138,6 +138,7 @@ func (e executor) SkillList(ctx context.Context, rootID string) ([]string, error
 }
 
 func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]int64, error) {
+	defer e.changingSessions()()
 	// The tree: the session and every descendant (subagents keep their
 	// root's id in root_id, but a subtree below a subagent is found by
 	// walking parent_id).
@@ -156,6 +157,9 @@ func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]
 			tree = append(tree, child)
 		}
 		rows.Close()
+	}
+	for _, sid := range tree {
+		e.txRows.forget(sid)
 	}
 	deleted := map[string]int64{}
 	for _, table := range []string{"entries", "plan_steps", "claims", "touches", "links", "events", "task_sessions"} {

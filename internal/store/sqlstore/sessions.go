@@ -40,6 +40,7 @@ func scanSession(row rowScanner, extra ...any) (logbook.Session, error) {
 }
 
 func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (bool, error) {
+	defer e.changingSessions()()
 	res, err := e.exec(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES (
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
 		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38)
@@ -54,16 +55,29 @@ func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (bool, 
 		return false, e.interpretError(err, "inserting session")
 	}
 	n, err := res.RowsAffected()
-	return n == 1, e.interpretError(err, "inserting session")
+	if err != nil {
+		return false, e.interpretError(err, "inserting session")
+	}
+	if n == 1 {
+		e.txRows.known(*s)
+	}
+	return n == 1, nil
 }
 
 func (e executor) SessionGet(ctx context.Context, p store.SessionGetParams) (logbook.Session, error) {
+	if s, ok := e.txRows.get(p.ID); ok {
+		return s, e.checkCached(ctx, s)
+	}
 	query := `SELECT ` + sessionColumns + ` FROM sessions WHERE id = $1`
 	if p.ForUpdate {
 		query += e.d.ForUpdate
 	}
 	s, err := scanSession(e.queryRow(ctx, query, p.ID))
-	return s, e.interpretError(err, "reading session")
+	if err != nil {
+		return s, e.interpretError(err, "reading session")
+	}
+	e.txRows.known(s)
+	return s, nil
 }
 
 func (e executor) SessionGetByHarnessID(ctx context.Context, p store.SessionGetByHarnessIDParams) (logbook.Session, error) {
@@ -73,7 +87,11 @@ func (e executor) SessionGetByHarnessID(ctx context.Context, p store.SessionGetB
 		query += e.d.ForUpdate
 	}
 	s, err := scanSession(e.queryRow(ctx, query, p.Project, p.Actor, p.Harness, p.HarnessSessionID))
-	return s, e.interpretError(err, "reading session by harness id")
+	if err != nil {
+		return s, e.interpretError(err, "reading session by harness id")
+	}
+	e.txRows.known(s)
+	return s, nil
 }
 
 // sessionWritable lists the columns SessionUpdate writes, each with how
@@ -136,11 +154,16 @@ func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) er
 	if set.Len() == 0 {
 		return nil // nothing changed since was was read in this transaction
 	}
+	defer e.changingSessions()()
 	res, err := e.exec(ctx, "UPDATE sessions SET "+set.String()+" WHERE id = $1", args...)
 	if err != nil {
 		return e.interpretError(err, "updating session")
 	}
-	return e.expectOne(res, "updating session")
+	if err := e.expectOne(res, "updating session"); err != nil {
+		return err
+	}
+	e.txRows.updated(s, was)
+	return nil
 }
 
 // expectOne turns an UPDATE that matched no row into ErrNotFound.
@@ -156,9 +179,14 @@ func (e executor) expectOne(res sql.Result, doing string) error {
 }
 
 func (e executor) SessionMarkSeen(ctx context.Context, id string, at time.Time) error {
+	defer e.changingSessions()()
 	_, err := e.exec(ctx, `UPDATE sessions SET last_seen_at = $2
 		WHERE id = $1 AND status = 'active' AND last_seen_at < $2`, id, micros(at))
-	return e.interpretError(err, "marking session seen")
+	if err != nil {
+		return e.interpretError(err, "marking session seen")
+	}
+	e.txRows.markedSeen(id, at)
+	return nil
 }
 
 func (e executor) SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error) {
@@ -192,6 +220,7 @@ func (e executor) SessionListUnannounced(ctx context.Context) ([]string, error) 
 }
 
 func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]logbook.Session, error) {
+	defer e.changingSessions()()
 	rows, err := e.query(ctx, `UPDATE sessions SET status = 'ended', end_reason = $2,
 		closed_at = COALESCE(closed_at, $3)
 		WHERE status = 'active' AND last_seen_at < $1
@@ -199,5 +228,13 @@ func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]
 	if err != nil {
 		return nil, e.interpretError(err, "timing out sessions")
 	}
-	return e.collectSessions(rows, "timing out sessions")
+	ended, err := e.collectSessions(rows, "timing out sessions")
+	if err != nil {
+		e.txRows.forgetEverything()
+		return nil, err
+	}
+	for _, s := range ended {
+		e.txRows.known(s)
+	}
+	return ended, nil
 }

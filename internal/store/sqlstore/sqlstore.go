@@ -65,6 +65,11 @@ type Dialect struct {
 	// NotifySQL wakes followers on other replicas at commit, with the
 	// project as $1 (PostgreSQL NOTIFY). Empty for none.
 	NotifySQL string
+	// DataVersionSQL answers a number that moves when another connection
+	// commits (SQLite's PRAGMA data_version). An engine with one writer on
+	// one connection that gives it has its active sessions' rows kept in
+	// memory between transactions (see sessionCache). Empty: no cache.
+	DataVersionSQL string
 }
 
 // querier is what *sql.DB and *sql.Tx share.
@@ -97,7 +102,20 @@ func New(db *sql.DB, d Dialect) *Store {
 	if d.CacheStatements {
 		cache = newStmtCache(db)
 	}
-	return &Store{executor: executor{q: db, d: d, cache: cache}, db: db}
+	var rows *sessionCache
+	if d.SingleWriter && d.DataVersionSQL != "" {
+		rows = newSessionCache(d.DataVersionSQL)
+	}
+	return &Store{executor: executor{q: db, d: d, cache: cache, rowCache: rows}, db: db}
+}
+
+// CheckSessionCache makes every session row the store finds in memory also
+// be read from the database and compared, failing the read when they
+// differ. Tests turn it on to hold the cache to the database.
+func (s *Store) CheckSessionCache() {
+	if s.rowCache != nil {
+		s.rowCache.check = true
+	}
 }
 
 // DB returns the underlying handle, for engine-specific work (migrations,
@@ -132,7 +150,14 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 	if s.cache != nil {
 		stmts = &txStatements{cache: s.cache, stmts: map[string]*sql.Stmt{}}
 	}
-	return &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx}}, nil
+	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache}}
+	if s.rowCache != nil {
+		if t.txRows, err = s.rowCache.begin(ctx, t.executor); err != nil {
+			t.Rollback()
+			return nil, err
+		}
+	}
+	return t, nil
 }
 
 type txStore struct {
@@ -140,7 +165,7 @@ type txStore struct {
 }
 
 func (t *txStore) Commit() error {
-	err := t.tx.Commit()
+	err := t.txRows.commit(t.tx.Commit)
 	t.txStmts.prepareLater(context.Background())
 	if err != nil {
 		return fmt.Errorf("error committing transaction: %w", err)
@@ -149,20 +174,27 @@ func (t *txStore) Commit() error {
 }
 
 func (t *txStore) Savepoint(ctx context.Context) error {
-	_, err := t.exec(ctx, `SAVEPOINT request`)
-	return t.interpretError(err, "marking a savepoint")
+	if _, err := t.exec(ctx, `SAVEPOINT request`); err != nil {
+		return t.interpretError(err, "marking a savepoint")
+	}
+	t.txRows.savepoint()
+	return nil
 }
 
 func (t *txStore) RollbackToSavepoint(ctx context.Context) error {
 	if _, err := t.exec(ctx, `ROLLBACK TO SAVEPOINT request`); err != nil {
 		return t.interpretError(err, "rolling back to a savepoint")
 	}
+	t.txRows.rollbackToSavepoint()
 	return t.ReleaseSavepoint(ctx)
 }
 
 func (t *txStore) ReleaseSavepoint(ctx context.Context) error {
-	_, err := t.exec(ctx, `RELEASE SAVEPOINT request`)
-	return t.interpretError(err, "releasing a savepoint")
+	if _, err := t.exec(ctx, `RELEASE SAVEPOINT request`); err != nil {
+		return t.interpretError(err, "releasing a savepoint")
+	}
+	t.txRows.releaseSavepoint()
+	return nil
 }
 
 func (t *txStore) Rollback() error {
@@ -181,6 +213,10 @@ type executor struct {
 	cache   *stmtCache    // nil: statements are not cached
 	txStmts *txStatements // inside a transaction, with cache
 	tx      *sql.Tx       // set inside a transaction
+	// rowCache keeps active sessions' rows (nil: none; see sessionCache);
+	// txRows is a transaction's view of it.
+	rowCache *sessionCache
+	txRows   *txSessions
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers
@@ -200,8 +236,6 @@ func (e executor) interpretError(err error, doing string) error {
 	}
 }
 
-// micros and fromMicros convert between time.Time and the stored Unix
-// microseconds.
 // queryStrings runs a query of one text column and returns its rows.
 func (e executor) queryStrings(ctx context.Context, doing, query string, args ...any) ([]string, error) {
 	rows, err := e.query(ctx, query, args...)
@@ -220,6 +254,8 @@ func (e executor) queryStrings(ctx context.Context, doing, query string, args ..
 	return out, e.interpretError(rows.Err(), doing)
 }
 
+// micros and fromMicros convert between time.Time and the stored Unix
+// microseconds.
 func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
