@@ -92,32 +92,6 @@ func (c *sessionCache) suspend() (resume func()) {
 	}
 }
 
-// commit runs commitTx and, when it succeeds, stores what the transaction
-// read and wrote in the cache. It holds the cache meanwhile, so the next
-// transaction (which may begin as soon as this one commits) cannot read
-// rows older than this one's.
-func (t *txSessions) commit(commitTx func() error) error {
-	if t == nil {
-		return commitTx()
-	}
-	c := t.cache
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	err := commitTx()
-	if err != nil || t.forgetAll || c.outside > 0 || len(c.rows)+len(t.rows) > maxCachedSessions {
-		clear(c.rows) // a failed commit may or may not have landed
-		return err
-	}
-	for id, row := range t.rows {
-		if row == nil || row.Status != logbook.StatusActive {
-			delete(c.rows, id)
-		} else {
-			c.rows[id] = *row
-		}
-	}
-	return nil
-}
-
 // txSessions is one transaction's view of the session cache: the rows it
 // read or wrote. A nil *txSessions (no cache) knows nothing and notes
 // nothing.
@@ -256,6 +230,32 @@ func (t *txSessions) releaseSavepoint() {
 	if len(t.marks) == 0 {
 		t.undo = t.undo[:0] // nothing left to roll back to
 	}
+}
+
+// commit runs commitTx and, when it succeeds, stores what the transaction
+// read and wrote in the cache. It holds the cache meanwhile, so the next
+// transaction (which may begin as soon as this one commits) cannot read
+// rows older than this one's.
+func (t *txSessions) commit(commitTx func() error) error {
+	if t == nil {
+		return commitTx()
+	}
+	c := t.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := commitTx()
+	if err != nil || t.forgetAll || c.outside > 0 || len(c.rows)+len(t.rows) > maxCachedSessions {
+		clear(c.rows) // a failed commit may or may not have landed
+		return err
+	}
+	for id, row := range t.rows {
+		if row == nil || row.Status != logbook.StatusActive {
+			delete(c.rows, id)
+		} else {
+			c.rows[id] = *row
+		}
+	}
+	return nil
 }
 
 // changingSessions is called before a statement that changes session rows.
