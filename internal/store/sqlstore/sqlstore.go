@@ -66,9 +66,9 @@ type Dialect struct {
 	// project as $1 (PostgreSQL NOTIFY). Empty for none.
 	NotifySQL string
 	// DataVersionSQL answers a number that moves when another connection
-	// commits (SQLite's PRAGMA data_version). An engine with one writer on
-	// one connection that gives it has its active sessions' rows kept in
-	// memory between transactions (see sessionCache). Empty: no cache.
+	// commits (SQLite's PRAGMA data_version). With it, an engine with one
+	// writer on one connection keeps its active sessions' rows in memory
+	// between transactions (see sessionCache). Empty: no cache.
 	DataVersionSQL string
 }
 
