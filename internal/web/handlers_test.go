@@ -3,6 +3,7 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -420,19 +421,26 @@ func TestEventStream(t *testing.T) {
 	// (though its last appends may be announced now, see
 	// logbook.AppendedEvery).
 	main := b.sessions["main"].ID
-	b.append(t, main, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Text: "now"}}})
+	appended, err := b.svc.AppendEntries(b.ctx, b.alice, main, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Text: "now"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastSeq := fmt.Sprintf(`"last_seq":%d`, appended.LastSeq)
 	var typ string
 	for lines.Scan() {
 		line := lines.Text()
 		if strings.HasPrefix(line, "event: ") {
 			typ = line
 		}
-		if strings.HasPrefix(line, "data: ") && strings.Contains(line, `"session_id":"`+main+`"`) {
-			if typ != "event: session.appended" {
-				t.Errorf("the append came as %q: %s", typ, line)
-			}
-			return
+		if !strings.HasPrefix(line, "data: ") || !strings.Contains(line, `"session_id":"`+main+`"`) {
+			continue
+		}
+		if typ != "event: session.appended" {
+			t.Fatalf("before the append, the stream gave %q: %s", typ, line)
+		}
+		if strings.Contains(line, lastSeq) {
+			return // the append, announced
 		}
 	}
-	t.Errorf("the stream ended without the append: %v", lines.Err())
+	t.Errorf("the stream ended without announcing the append (%s): %v", lastSeq, lines.Err())
 }
