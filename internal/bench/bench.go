@@ -261,22 +261,33 @@ func (a *agent) subagent(ctx context.Context, parent string) {
 	a.call(ctx, "end", http.MethodPost, "/v1/sessions/"+s.ID+"/end", map[string]any{"outcome": "success"}, nil)
 }
 
-// sendBatch sends one batch of realistic entries: a tool call and its
-// result, assistant text, with keys as hooks send them.
+// What the load's entries say: a test run, its failure, the agent's
+// reading of it. RawInsert writes the same.
+const (
+	loadCommand = "go test ./pkg/api -run TestLogin -count=1"
+	loadResult  = "--- FAIL: TestLogin (0.02s)\n    login_test.go:41: expected 200, got 500\nFAIL"
+	loadText    = "The handler returns 500 when the password is empty; adding a check."
+)
+
+// sendBatch sends one batch of realistic entries: tool calls, their
+// results and assistant text in turn, with keys as hooks send them. The
+// turn follows the entry's place in the session, not in the batch, so
+// one-entry batches (one hook event each) carry the same mix as large ones.
 func (a *agent) sendBatch(ctx context.Context, session string, b int, path string) {
 	entries := make([]map[string]any, a.cfg.Batch)
 	for i := range entries {
-		call := fmt.Sprintf("toolu_%d_%d_%d", a.id, b, i)
-		switch i % 3 {
+		n := b*a.cfg.Batch + i
+		call := fmt.Sprintf("toolu_%d_%d", a.id, n/3)
+		switch n % 3 {
 		case 0:
 			entries[i] = map[string]any{"kind": "tool_call", "tool": "Bash", "tool_call_id": call, "key": call + ":call",
-				"payload": map[string]any{"command": "go test ./pkg/api -run TestLogin -count=1"}}
+				"payload": map[string]any{"command": loadCommand}}
 		case 1:
 			entries[i] = map[string]any{"kind": "tool_result", "tool_call_id": call, "key": call + ":result",
-				"text": "--- FAIL: TestLogin (0.02s)\n    login_test.go:41: expected 200, got 500\nFAIL"}
+				"text": loadResult}
 		default:
 			entries[i] = map[string]any{"kind": "message", "role": "assistant", "key": call + ":text",
-				"text":  "The handler returns 500 when the password is empty; adding a check.",
+				"text":  loadText,
 				"usage": map[string]int{"input_tokens": 1200 + a.rng.IntN(800), "output_tokens": 40 + a.rng.IntN(200)}}
 		}
 	}
