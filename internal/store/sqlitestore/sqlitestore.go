@@ -44,8 +44,15 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	// in memory: the service's group commit runs each request under a
 	// savepoint, and SQLite otherwise spills that journal to a temporary
 	// file and writes every page a request changes into it.
+	// wal_autocheckpoint(8000) copies the log back into the file once it
+	// holds 8,000 pages (32 MiB) instead of SQLite's 1,000: appends keep
+	// changing the same few hundred pages (the active sessions' rows and
+	// the ends of the entry indexes), and a checkpoint copies each page
+	// once however often the log holds it, so the work per append drops
+	// (`logbook bench --batch 1`: about 10% more appends a second; see
+	// BENCHMARKS.md).
 	q := url.Values{}
-	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)", "temp_store(MEMORY)"} {
+	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)", "temp_store(MEMORY)", "wal_autocheckpoint(8000)"} {
 		q.Add("_pragma", pragma)
 	}
 	// Transactions take the write lock when they begin (BEGIN IMMEDIATE):
