@@ -261,6 +261,21 @@ func (a *agent) subagent(ctx context.Context, parent string) {
 	a.call(ctx, "end", http.MethodPost, "/v1/sessions/"+s.ID+"/end", map[string]any{"outcome": "success"}, nil)
 }
 
+// sendBatch sends one batch of realistic entries (see loadEntry).
+func (a *agent) sendBatch(ctx context.Context, session string, b int, path string) {
+	entries := make([]map[string]any, a.cfg.Batch)
+	for i := range entries {
+		entries[i] = a.loadEntry(b*a.cfg.Batch + i)
+	}
+	body := map[string]any{"entries": entries}
+	if path != "" && b%5 == 0 {
+		body["touched"] = []map[string]string{{"kind": "file", "value": path}}
+	}
+	if a.call(ctx, "entries", http.MethodPost, "/v1/sessions/"+session+"/entries", body, nil) {
+		a.rec.entries.Add(int64(len(entries)))
+	}
+}
+
 // What the load's entries say: a test run, its failure, the agent's
 // reading of it. RawInsert writes the same.
 const (
@@ -269,33 +284,20 @@ const (
 	loadText    = "The handler returns 500 when the password is empty; adding a check."
 )
 
-// sendBatch sends one batch of realistic entries: tool calls, their
-// results and assistant text in turn, with keys as hooks send them. The
-// turn follows the entry's place in the session, not in the batch, so
+// loadEntry is the n-th entry (from 0) of a session: a tool call, its
+// result and the agent's text in turn, with keys as hooks send them. The
+// turn follows the entry's place in the session, not in its batch, so
 // one-entry batches (one hook event each) carry the same mix as large ones.
-func (a *agent) sendBatch(ctx context.Context, session string, b int, path string) {
-	entries := make([]map[string]any, a.cfg.Batch)
-	for i := range entries {
-		n := b*a.cfg.Batch + i
-		call := fmt.Sprintf("toolu_%d_%d", a.id, n/3)
-		switch n % 3 {
-		case 0:
-			entries[i] = map[string]any{"kind": "tool_call", "tool": "Bash", "tool_call_id": call, "key": call + ":call",
-				"payload": map[string]any{"command": loadCommand}}
-		case 1:
-			entries[i] = map[string]any{"kind": "tool_result", "tool_call_id": call, "key": call + ":result",
-				"text": loadResult}
-		default:
-			entries[i] = map[string]any{"kind": "message", "role": "assistant", "key": call + ":text",
-				"text":  loadText,
-				"usage": map[string]int{"input_tokens": 1200 + a.rng.IntN(800), "output_tokens": 40 + a.rng.IntN(200)}}
-		}
-	}
-	body := map[string]any{"entries": entries}
-	if path != "" && b%5 == 0 {
-		body["touched"] = []map[string]string{{"kind": "file", "value": path}}
-	}
-	if a.call(ctx, "entries", http.MethodPost, "/v1/sessions/"+session+"/entries", body, nil) {
-		a.rec.entries.Add(int64(len(entries)))
+func (a *agent) loadEntry(n int) map[string]any {
+	call := fmt.Sprintf("toolu_%d_%d", a.id, n/3)
+	switch n % 3 {
+	case 0:
+		return map[string]any{"kind": "tool_call", "tool": "Bash", "tool_call_id": call, "key": call + ":call",
+			"payload": map[string]any{"command": loadCommand}}
+	case 1:
+		return map[string]any{"kind": "tool_result", "tool_call_id": call, "key": call + ":result", "text": loadResult}
+	default:
+		return map[string]any{"kind": "message", "role": "assistant", "key": call + ":text", "text": loadText,
+			"usage": map[string]int{"input_tokens": 1200 + a.rng.IntN(800), "output_tokens": 40 + a.rng.IntN(200)}}
 	}
 }
