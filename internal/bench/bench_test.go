@@ -40,8 +40,8 @@ func TestLoadMix(t *testing.T) {
 		if e["kind"] != kind {
 			t.Errorf("entry %d is a %v, want a %s", n, e["kind"], kind)
 		}
-		if kind == "tool_result" && e["tool_call_id"] != a.loadEntry(n-1)["tool_call_id"] {
-			t.Errorf("entry %d answers call %v, want %v", n, e["tool_call_id"], a.loadEntry(n-1)["tool_call_id"])
+		if kind == "tool_result" && e["tool_call_id"] != a.loadEntry(n - 1)["tool_call_id"] {
+			t.Errorf("entry %d answers call %v, want %v", n, e["tool_call_id"], a.loadEntry(n - 1)["tool_call_id"])
 		}
 	}
 	if a.loadEntry(0)["key"] == a.loadEntry(3)["key"] {
