@@ -67,31 +67,20 @@ Flags:
 		return parseExit(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	for _, r := range []struct {
+		path  string
+		start func(io.Writer) error
+		stop  func()
+	}{{*cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile}, {*traceFile, trace.Start, trace.Stop}} {
+		if r.path == "" {
+			continue
+		}
+		stop, err := record(r.path, r.start, r.stop)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 			return 1
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
-			return 1
-		}
-		defer pprof.StopCPUProfile()
-	}
-	if *traceFile != "" {
-		f, err := os.Create(*traceFile)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		if err := trace.Start(f); err != nil {
-			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
-			return 1
-		}
-		defer trace.Stop()
+		defer stop()
 	}
 	if *seed > 0 || *read {
 		if *db == "" {
@@ -298,4 +287,21 @@ func readCmd(ctx context.Context, env Env, st store.Store, asJSON, explain bool)
 		return 1
 	}
 	return 0
+}
+
+// record starts writing a profile or trace of the run to path (with start,
+// such as pprof.StartCPUProfile); the func it returns stops and closes it.
+func record(path string, start func(io.Writer) error, stop func()) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		stop()
+		f.Close()
+	}, nil
 }
