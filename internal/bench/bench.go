@@ -8,6 +8,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -130,10 +131,6 @@ func Run(ctx context.Context, cfg Config) Result {
 	if cfg.Batch <= 0 {
 		cfg.Batch = 1
 	}
-	transport := &http.Transport{MaxIdleConns: cfg.Agents * 2, MaxIdleConnsPerHost: cfg.Agents * 2, IdleConnTimeout: time.Minute}
-	c := client.New(cfg.Server, cfg.Token)
-	c.HTTP = &http.Client{Transport: transport, Timeout: 30 * time.Second}
-
 	rec := &recorder{routes: map[string]*histogram{}}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
@@ -158,7 +155,8 @@ func Run(ctx context.Context, cfg Config) Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := &agent{id: i, cfg: cfg, c: c, rec: rec, rng: rand.New(rand.NewPCG(uint64(i), uint64(start.UnixNano())))}
+			a := &agent{id: i, cfg: cfg, rec: rec, rng: rand.New(rand.NewPCG(uint64(i), uint64(start.UnixNano())))}
+			defer a.hangUp()
 			for n := 0; ctx.Err() == nil; n++ {
 				a.session(ctx, n)
 			}
@@ -187,7 +185,7 @@ func Run(ctx context.Context, cfg Config) Result {
 type agent struct {
 	id  int
 	cfg Config
-	c   *client.Client
+	c   *conn // nil until the first request, and after a broken one
 	rec *recorder
 	rng *rand.Rand
 }
@@ -197,8 +195,8 @@ type agent struct {
 // counted.
 func (a *agent) call(ctx context.Context, route, method, path string, body, out any) bool {
 	t := time.Now()
-	_, err := a.c.Do(ctx, method, path, body, out)
-	if ctx.Err() != nil {
+	err := a.do(ctx, method, path, body, out)
+	if ended(ctx) {
 		return false
 	}
 	a.rec.observe(route, time.Since(t), err)
@@ -209,6 +207,40 @@ func (a *agent) call(ctx context.Context, route, method, path string, body, out 
 		}
 	}
 	return err == nil
+}
+
+// ended reports whether the run is over. The connection's deadline is the
+// run's, and may pass a moment before ctx says so.
+func ended(ctx context.Context) bool {
+	deadline, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(deadline)
+}
+
+// do sends one request on the agent's connection, dialing it first when
+// there is none. A connection that failed other than with an answer is
+// closed (what it would read next is unknown), as is one the server is
+// closing.
+func (a *agent) do(ctx context.Context, method, path string, body, out any) error {
+	if a.c == nil {
+		c, err := dial(a.cfg.Server, a.cfg.Token, nil)
+		if err != nil {
+			return err
+		}
+		a.c = c
+	}
+	err := a.c.Do(ctx, method, path, body, out)
+	var p *client.Problem
+	if err != nil && !errors.As(err, &p) || a.c.closing {
+		a.hangUp()
+	}
+	return err
+}
+
+func (a *agent) hangUp() {
+	if a.c != nil {
+		a.c.Close()
+		a.c = nil
+	}
 }
 
 type sessionRef struct {

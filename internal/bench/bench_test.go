@@ -2,12 +2,20 @@ package bench
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/store"
 	"github.com/logbookhq/logbook/internal/store/sqlstore"
 	"github.com/logbookhq/logbook/internal/testdb"
 )
@@ -72,5 +80,91 @@ func TestRawInsertMix(t *testing.T) {
 	}
 	if want := map[string]int{"tool_call": 3, "tool_result": 3, "message": 3}; !maps.Equal(got, want) {
 		t.Errorf("raw baseline entries by kind: %v, want %v", got, want)
+	}
+}
+
+// startServer runs a real server (service and HTTP API) on a fresh SQLite
+// database, as `logbook bench` does in process, and returns its URL, a
+// project token and the store.
+func startServer(t *testing.T) (url, token string, st store.Store) {
+	t.Helper()
+	st = testdb.SQLite(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := service.New(st, service.Options{Logger: log})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { svc.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	token, err := svc.CreateToken(context.Background(), service.Caller{Actor: "admin", Admin: true}, "load", "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	httpapi.New(mux, svc, log, httpapi.Options{RateLimit: -1})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, token, st
+}
+
+// TestRunStoresWhatItCounts: a short load run sends every kind of request
+// without an error, and every entry it counts as acknowledged is stored
+// (a request the run's end cut short may be stored but is not counted).
+func TestRunStoresWhatItCounts(t *testing.T) {
+	url, token, st := startServer(t)
+	const agents, batch = 4, 2
+	res := Run(context.Background(), Config{Server: url, Token: token, Project: "load", Agents: agents, Batch: batch, Duration: 1500 * time.Millisecond})
+	if res.Errors != 0 || res.FirstError != "" {
+		t.Fatalf("%d errors, the first: %s", res.Errors, res.FirstError)
+	}
+	if res.Entries == 0 {
+		t.Fatal("no entry acknowledged in 1.5 s")
+	}
+	for _, route := range []string{"start", "claim", "entries", "heartbeat", "release", "end"} {
+		if res.Routes[route].Count == 0 {
+			t.Errorf("no %s request was sent; routes: %v", route, res.Routes)
+		}
+	}
+	var stored int64
+	if err := st.(*sqlstore.Store).DB().QueryRow(`SELECT COUNT(*) FROM entries`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored < res.Entries || stored > res.Entries+agents*batch {
+		t.Errorf("%d entries stored, %d acknowledged: want between %d and %d stored", stored, res.Entries, res.Entries, res.Entries+agents*batch)
+	}
+}
+
+// TestRunCountsRefusals: answers the server refuses are errors, and the
+// first one says why.
+func TestRunCountsRefusals(t *testing.T) {
+	url, _, _ := startServer(t)
+	res := Run(context.Background(), Config{Server: url, Token: "not-a-token", Project: "load", Agents: 2, Duration: 300 * time.Millisecond})
+	if res.Errors == 0 || !strings.Contains(res.FirstError, "401") {
+		t.Errorf("with a wrong token: %d errors, the first %q; want errors, the first a 401", res.Errors, res.FirstError)
+	}
+}
+
+// TestDial: the load generator reaches http:// and https:// servers, and
+// says what server URL it needs when given something else.
+func TestDial(t *testing.T) {
+	if _, err := dial("127.0.0.1:7474", "t", nil); err == nil || !strings.Contains(err.Error(), "http://127.0.0.1:7474") {
+		t.Errorf("dialing a URL without a scheme: %v, want an error showing a server URL", err)
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"id":"` + r.Header.Get("Authorization") + `"}`))
+	}))
+	defer srv.Close()
+	if _, err := dial(srv.URL, "tok", nil); err == nil {
+		t.Error("a server whose certificate no root signed was trusted")
+	}
+	// The test server's own client trusts its certificate.
+	c, err := dial(srv.URL, "tok", srv.Client().Transport.(*http.Transport).TLSClientConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var got sessionRef
+	if err := c.Do(context.Background(), http.MethodGet, "/", nil, &got); err != nil || got.ID != "Bearer tok" {
+		t.Errorf("over TLS: %+v, %v; want the token sent and the answer decoded", got, err)
 	}
 }
