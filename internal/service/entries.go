@@ -125,54 +125,47 @@ func normalizeEntries(entries []logbook.Entry) error {
 // transaction holds, updates the session's counters and the texts its
 // title and blocker are derived from, and announces the new entries (see
 // announce). The caller writes the session row.
+//
+// Entries whose key the session already has (a harness sending a batch
+// again) are skipped without a gap in the numbering. That is rare, so the
+// batch is first inserted as it comes, the insert itself skipping stored
+// keys; only when it skipped some, and they left gaps, is the batch taken
+// back, its keys looked up and the new entries numbered again.
 func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries []logbook.Entry, now time.Time) (AppendResult, error) {
 	result := AppendResult{LastSeq: sess.EntryCount}
-	// A batch of several entries looks its keys up first, so that a
-	// duplicate leaves no gap in the numbering. A batch of one (what hooks
-	// send) need not: the insert itself skips an entry whose key is stored.
-	seen := map[string]bool{}
-	if len(entries) > 1 {
-		var keys []string
-		for _, e := range entries {
-			if e.Key != "" {
-				keys = append(keys, e.Key)
-			}
-		}
-		var err error
-		if seen, err = tx.EntryExistingKeys(ctx, sess.ID, keys); err != nil {
-			return result, err
-		}
-	}
-	fresh := make([]logbook.Entry, 0, len(entries))
-	seq := sess.EntryCount
-	for _, e := range entries {
-		if e.Key != "" && seen[e.Key] {
-			result.Duplicates++
-			continue
-		}
-		if e.Key != "" {
-			seen[e.Key] = true
-		}
-		seq++
-		e.SessionID, e.Seq = sess.ID, seq
-		if e.At.IsZero() {
-			e.At = now
-		}
-		e.At = e.At.UTC().Truncate(time.Microsecond)
-		fresh = append(fresh, e)
-	}
+	fresh := number(sess, entries, nil, now)
 	inserted, err := tx.EntryInsert(ctx, fresh)
 	if err != nil {
 		return result, err
 	}
-	if inserted < len(fresh) {
-		if len(entries) > 1 {
-			return result, fmt.Errorf("session %s: %d of %d entries were already stored though their keys were looked up first; nothing was recorded",
-				sess.ID, len(fresh)-inserted, len(fresh))
+	if skipped := len(fresh) - inserted; skipped > 0 {
+		if len(fresh) == 1 {
+			fresh = nil // the one entry was stored already: no gap
+		} else {
+			if err := tx.EntryDeleteAfter(ctx, sess.ID, sess.EntryCount); err != nil {
+				return result, err
+			}
+			var keys []string
+			for _, e := range fresh {
+				if e.Key != "" {
+					keys = append(keys, e.Key)
+				}
+			}
+			stored, err := tx.EntryExistingKeys(ctx, sess.ID, keys)
+			if err != nil {
+				return result, err
+			}
+			fresh = number(sess, entries, stored, now)
+			if inserted, err = tx.EntryInsert(ctx, fresh); err != nil {
+				return result, err
+			}
+			if inserted < len(fresh) {
+				return result, fmt.Errorf("session %s: %d of %d entries were already stored though their keys were looked up first; nothing was recorded",
+					sess.ID, len(fresh)-inserted, len(fresh))
+			}
 		}
-		result.Duplicates++ // the one entry's key was stored already
-		fresh = fresh[:0]
 	}
+	result.Duplicates = len(entries) - len(fresh)
 	for i := range fresh {
 		count(sess, &fresh[i])
 	}
@@ -184,6 +177,31 @@ func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries 
 		announce(tx, sess, now)
 	}
 	return result, nil
+}
+
+// number gives entries the session's next seqs, leaving out every entry
+// whose key is in stored or repeats a key earlier in the batch, and stamps
+// those without a time with now.
+func number(sess *logbook.Session, entries []logbook.Entry, stored map[string]bool, now time.Time) []logbook.Entry {
+	fresh := make([]logbook.Entry, 0, len(entries))
+	seen := map[string]bool{}
+	seq := sess.EntryCount
+	for _, e := range entries {
+		if e.Key != "" {
+			if stored[e.Key] || seen[e.Key] {
+				continue
+			}
+			seen[e.Key] = true
+		}
+		seq++
+		e.SessionID, e.Seq = sess.ID, seq
+		if e.At.IsZero() {
+			e.At = now
+		}
+		e.At = e.At.UTC().Truncate(time.Microsecond)
+		fresh = append(fresh, e)
+	}
+	return fresh
 }
 
 // announce emits session.appended for the entries a locked session has

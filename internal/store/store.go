@@ -135,6 +135,10 @@ type Executor interface {
 	EntryInsert(ctx context.Context, entries []logbook.Entry) (inserted int, err error)
 	// EntryExistingKeys answers which of keys the session already has.
 	EntryExistingKeys(ctx context.Context, sessionID string, keys []string) (map[string]bool, error)
+	// EntryDeleteAfter deletes a session's entries numbered after afterSeq.
+	// The service uses it to take back, in the same transaction, a batch
+	// it has just inserted.
+	EntryDeleteAfter(ctx context.Context, sessionID string, afterSeq int64) error
 	// EntryList reads a session's entries after a seq, in seq order.
 	EntryList(ctx context.Context, p EntryListParams) ([]logbook.Entry, error)
 	// EntrySupersede marks every active entry of a session superseded at at

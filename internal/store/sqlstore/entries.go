@@ -150,6 +150,11 @@ func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]log
 	return entries, e.interpretError(rows.Err(), "listing entries")
 }
 
+func (e executor) EntryDeleteAfter(ctx context.Context, sessionID string, afterSeq int64) error {
+	_, err := e.exec(ctx, `DELETE FROM entries WHERE session_id = $1 AND seq > $2`, sessionID, afterSeq)
+	return e.interpretError(err, "taking back entries")
+}
+
 func (e executor) EntrySupersede(ctx context.Context, sessionID string, at time.Time) (int64, error) {
 	res, err := e.exec(ctx, `UPDATE entries SET superseded_at = $2 WHERE session_id = $1 AND superseded_at IS NULL`,
 		sessionID, micros(at))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -122,5 +123,30 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 		none, err := st.EntryExistingKeys(ctx, s.ID, nil)
 		must(t, err)
 		equal(t, "keys found for none asked", len(none), 0)
+	})
+
+	t.Run("DeleteAfter", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		other := newSession(t, st, sessionOpts{})
+		var in []logbook.Entry
+		for seq := int64(1); seq <= 5; seq++ {
+			in = append(in, logbook.Entry{SessionID: s.ID, Seq: seq, At: base, Kind: logbook.KindNote, Key: fmt.Sprint("k", seq)},
+				logbook.Entry{SessionID: other.ID, Seq: seq, At: base, Kind: logbook.KindNote})
+		}
+		insertAll(t, st, in)
+		must(t, st.EntryDeleteAfter(ctx, s.ID, 3))
+		kept, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 10})
+		must(t, err)
+		equal(t, "entries kept", len(kept), 3)
+		equal(t, "last entry kept", kept[len(kept)-1].Seq, int64(3))
+		others, err := st.EntryList(ctx, store.EntryListParams{SessionID: other.ID, Limit: 10})
+		must(t, err)
+		equal(t, "another session's entries", len(others), 5)
+		// The keys of the entries taken back are free again.
+		n, err := st.EntryInsert(ctx, []logbook.Entry{{SessionID: s.ID, Seq: 4, At: base, Kind: logbook.KindNote, Key: "k5"}})
+		must(t, err)
+		equal(t, "a taken-back key inserted again", n, 1)
 	})
 }
