@@ -138,31 +138,13 @@ func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries 
 	if err != nil {
 		return result, err
 	}
-	if skipped := len(fresh) - inserted; skipped > 0 {
-		if len(fresh) == 1 {
-			fresh = nil // the one entry was stored already: no gap
-		} else {
-			if err := tx.EntryDeleteAfter(ctx, sess.ID, sess.EntryCount); err != nil {
-				return result, err
-			}
-			var keys []string
-			for _, e := range fresh {
-				if e.Key != "" {
-					keys = append(keys, e.Key)
-				}
-			}
-			stored, err := tx.EntryExistingKeys(ctx, sess.ID, keys)
-			if err != nil {
-				return result, err
-			}
-			fresh = number(sess, entries, stored, now)
-			if inserted, err = tx.EntryInsert(ctx, fresh); err != nil {
-				return result, err
-			}
-			if inserted < len(fresh) {
-				return result, fmt.Errorf("session %s: %d of %d entries were already stored though their keys were looked up first; nothing was recorded",
-					sess.ID, len(fresh)-inserted, len(fresh))
-			}
+	switch {
+	case inserted == len(fresh): // no key was stored before: the usual case
+	case len(fresh) == 1:
+		fresh = nil // the one entry was stored already: no gap
+	default:
+		if fresh, err = appendAgain(ctx, tx, sess, entries, fresh, now); err != nil {
+			return result, err
 		}
 	}
 	result.Duplicates = len(entries) - len(fresh)
@@ -177,6 +159,35 @@ func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries 
 		announce(tx, sess, now)
 	}
 	return result, nil
+}
+
+// appendAgain takes back a batch whose insert skipped entries with stored
+// keys, leaving gaps in the numbering, and inserts its new entries
+// numbered again after looking their keys up.
+func appendAgain(ctx context.Context, tx *work, sess *logbook.Session, entries, tried []logbook.Entry, now time.Time) ([]logbook.Entry, error) {
+	if err := tx.EntryDeleteAfter(ctx, sess.ID, sess.EntryCount); err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, e := range tried {
+		if e.Key != "" {
+			keys = append(keys, e.Key)
+		}
+	}
+	stored, err := tx.EntryExistingKeys(ctx, sess.ID, keys)
+	if err != nil {
+		return nil, err
+	}
+	fresh := number(sess, entries, stored, now)
+	inserted, err := tx.EntryInsert(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	if inserted < len(fresh) {
+		return nil, fmt.Errorf("session %s: %d of %d entries were already stored though their keys were looked up first; nothing was recorded",
+			sess.ID, len(fresh)-inserted, len(fresh))
+	}
+	return fresh, nil
 }
 
 // number gives entries the session's next seqs, leaving out every entry
