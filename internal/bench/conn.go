@@ -33,9 +33,10 @@ type conn struct {
 	closing bool
 }
 
-// dial connects to the server at base, an http:// or https:// URL (whose
-// certificate is checked against roots, or the system's when nil).
-func dial(base, token string, roots *tls.Config) (*conn, error) {
+// dial connects to the server at base, an http:// or https:// URL. An
+// https server's certificate is checked with tlsConfig, or against the
+// system's roots when it is nil.
+func dial(base, token string, tlsConfig *tls.Config) (*conn, error) {
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("%q is not a server URL; give one like http://127.0.0.1:7474", base)
@@ -47,8 +48,8 @@ func dial(base, token string, roots *tls.Config) (*conn, error) {
 	var nc net.Conn
 	if u.Scheme == "https" {
 		cfg := &tls.Config{ServerName: u.Hostname()}
-		if roots != nil {
-			cfg = roots.Clone()
+		if tlsConfig != nil {
+			cfg = tlsConfig.Clone()
 		}
 		nc, err = tls.Dial("tcp", addr, cfg)
 	} else {
@@ -99,10 +100,7 @@ func (c *conn) Do(ctx context.Context, method, path string, body, out any) error
 		return fmt.Errorf("reading the answer to %s %s: %w", method, path, err)
 	}
 	if res.StatusCode >= 400 {
-		p := &client.Problem{Title: http.StatusText(res.StatusCode)}
-		_ = json.Unmarshal(raw, p)
-		p.Status = res.StatusCode
-		return p
+		return client.ProblemFrom(res.StatusCode, raw)
 	}
 	if out != nil && len(raw) > 0 {
 		if err := json.Unmarshal(raw, out); err != nil {

@@ -47,6 +47,15 @@ func (p *Problem) Error() string {
 	return msg
 }
 
+// ProblemFrom reads the problem document a 4xx or 5xx answer carries in
+// body; without one, the Problem says only the status.
+func ProblemFrom(status int, body []byte) *Problem {
+	p := &Problem{Title: http.StatusText(status)}
+	_ = json.Unmarshal(body, p)
+	p.Status = status
+	return p
+}
+
 // IsStatus reports whether err is a Problem with the status.
 func IsStatus(err error, status int) bool {
 	var p *Problem
@@ -89,10 +98,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) (in
 		return res.StatusCode, fmt.Errorf("error reading the answer: %w", err)
 	}
 	if res.StatusCode >= 400 {
-		p := &Problem{Status: res.StatusCode, Title: http.StatusText(res.StatusCode)}
-		_ = json.Unmarshal(raw, p)
-		p.Status = res.StatusCode
-		return res.StatusCode, p
+		return res.StatusCode, ProblemFrom(res.StatusCode, raw)
 	}
 	if out != nil && len(raw) > 0 {
 		if err := json.Unmarshal(raw, out); err != nil {
