@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"maps"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -243,7 +244,11 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 			return e.interpretError(err, "storing events")
 		}
 	}
-	if e.d.NotifySQL != "" {
+	switch {
+	case e.d.NotifySQL == "":
+	case e.toNotify != nil: // in a transaction: by the notifier, once it commits
+		maps.Copy(e.toNotify, projects)
+	default:
 		for project := range projects {
 			if _, err := e.exec(ctx, e.d.NotifySQL, project); err != nil {
 				return e.interpretError(err, "notifying followers")
@@ -275,12 +280,13 @@ func (s *Store) EventSequence(ctx context.Context) (int64, error) {
 		return 0, s.interpretError(err, "sequencing events")
 	}
 	n, _ := res.RowsAffected()
-	if n > 0 && s.d.NotifySQL != "" { // wake every follower: there is more to read
-		if _, err := tx.ExecContext(ctx, s.d.NotifySQL, ""); err != nil {
-			return 0, s.interpretError(err, "notifying followers")
-		}
+	if err := tx.Commit(); err != nil {
+		return 0, s.interpretError(err, "sequencing events")
 	}
-	return n, s.interpretError(tx.Commit(), "sequencing events")
+	if n > 0 && s.notifier != nil { // wake every follower: there is more to read
+		s.notifier.notify(map[string]bool{"": true})
+	}
+	return n, nil
 }
 
 func (e executor) EventList(ctx context.Context, p store.EventListParams) ([]logbook.Event, error) {

@@ -86,6 +86,9 @@ type Store struct {
 	// ListenFunc, set by an engine whose other processes commit events
 	// (PostgreSQL replicas), implements Listen.
 	ListenFunc func(ctx context.Context, wake func()) error
+	// notifier wakes other replicas' followers after commits with events
+	// (nil where the engine has no NotifySQL).
+	notifier *notifier
 }
 
 // Listen calls wake when another process commits events; see store.Store.
@@ -106,7 +109,11 @@ func New(db *sql.DB, d Dialect) *Store {
 	if d.SingleWriter && d.DataVersionSQL != "" {
 		rows = newSessionCache(d.DataVersionSQL)
 	}
-	return &Store{executor: executor{q: db, d: d, cache: cache, rowCache: rows}, db: db}
+	st := &Store{executor: executor{q: db, d: d, cache: cache, rowCache: rows}, db: db}
+	if d.NotifySQL != "" {
+		st.notifier = newNotifier(db, d.NotifySQL)
+	}
+	return st
 }
 
 // CheckSessionCache makes every session row the store finds in memory also
@@ -138,7 +145,12 @@ func (s *Store) Optimize(ctx context.Context) error {
 func (s *Store) SingleWriter() bool { return s.d.SingleWriter }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.notifier != nil {
+		s.notifier.wait()
+	}
+	return s.db.Close()
+}
 
 // Begin starts a transaction.
 func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
@@ -150,7 +162,10 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 	if s.cache != nil {
 		stmts = &txStatements{cache: s.cache, stmts: map[string]*sql.Stmt{}}
 	}
-	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache}}
+	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache}, notifier: s.notifier}
+	if s.notifier != nil {
+		t.toNotify = map[string]bool{}
+	}
 	if s.rowCache != nil {
 		if t.txRows, err = s.rowCache.begin(ctx, t.executor); err != nil {
 			t.Rollback()
@@ -162,6 +177,7 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 
 type txStore struct {
 	executor
+	notifier *notifier
 }
 
 func (t *txStore) Commit() error {
@@ -170,6 +186,7 @@ func (t *txStore) Commit() error {
 	if err != nil {
 		return fmt.Errorf("error committing transaction: %w", err)
 	}
+	t.notifier.notify(t.toNotify)
 	return nil
 }
 
@@ -217,6 +234,10 @@ type executor struct {
 	// txRows is a transaction's view of it.
 	rowCache *sessionCache
 	txRows   *txSessions
+	// toNotify collects, inside a transaction on an engine that notifies
+	// other replicas, the projects whose events it inserted, for the
+	// notifier once it commits.
+	toNotify map[string]bool
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers

@@ -1,0 +1,74 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"maps"
+	"sync"
+)
+
+// notifier wakes the followers of other replicas (PostgreSQL NOTIFY) for
+// the projects whose events were committed, after the commit and
+// coalesced: while one round of notifications is out, the projects of
+// later commits wait for the next round, one notification each.
+//
+// Why not inside the transaction that inserts the events: PostgreSQL makes
+// every transaction that notifies wait at commit for the others, each
+// holding one lock through its log flush, so hooks' transactions
+// committed one at a time. A notification lost to a crash or an error only
+// delays those followers until the next one; the events are committed.
+type notifier struct {
+	db        *sql.DB
+	notifySQL string
+
+	mu      sync.Mutex
+	pending map[string]bool
+	running bool
+	rounds  sync.WaitGroup // the goroutine sending, while there is one
+}
+
+func newNotifier(db *sql.DB, notifySQL string) *notifier {
+	return &notifier{db: db, notifySQL: notifySQL, pending: map[string]bool{}}
+}
+
+// notify queues projects for the next round and starts one if none is out.
+func (n *notifier) notify(projects map[string]bool) {
+	if len(projects) == 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	maps.Copy(n.pending, projects)
+	if n.running {
+		return
+	}
+	n.running = true
+	n.rounds.Add(1)
+	go n.send()
+}
+
+// send notifies round after round until nothing is pending.
+func (n *notifier) send() {
+	defer n.rounds.Done()
+	ctx := context.Background()
+	for {
+		n.mu.Lock()
+		round := n.pending
+		if len(round) == 0 {
+			n.running = false
+			n.mu.Unlock()
+			return
+		}
+		n.pending = map[string]bool{}
+		n.mu.Unlock()
+		for project := range round {
+			if _, err := n.db.ExecContext(ctx, n.notifySQL, project); err != nil {
+				slog.WarnContext(ctx, "waking other replicas' followers failed; they catch up at the next event", "project", project, "err", err)
+			}
+		}
+	}
+}
+
+// wait returns once no round is out.
+func (n *notifier) wait() { n.rounds.Wait() }
