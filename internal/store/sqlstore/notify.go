@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"sync"
+	"time"
 )
 
 // notifier wakes the followers of other replicas (PostgreSQL NOTIFY) for
@@ -33,8 +34,9 @@ func newNotifier(db *sql.DB, notifySQL string) *notifier {
 }
 
 // notify queues projects for the next round and starts one if none is out.
+// A nil notifier (an engine without NotifySQL) does nothing.
 func (n *notifier) notify(projects map[string]bool) {
-	if len(projects) == 0 {
+	if n == nil || len(projects) == 0 {
 		return
 	}
 	n.mu.Lock()
@@ -51,7 +53,6 @@ func (n *notifier) notify(projects map[string]bool) {
 // send notifies round after round until nothing is pending.
 func (n *notifier) send() {
 	defer n.rounds.Done()
-	ctx := context.Background()
 	for {
 		n.mu.Lock()
 		round := n.pending
@@ -63,12 +64,22 @@ func (n *notifier) send() {
 		n.pending = map[string]bool{}
 		n.mu.Unlock()
 		for project := range round {
-			if _, err := n.db.ExecContext(ctx, n.notifySQL, project); err != nil {
-				slog.WarnContext(ctx, "waking other replicas' followers failed; they catch up at the next event", "project", project, "err", err)
-			}
+			n.send1(project)
 		}
 	}
 }
+
+// send1 sends one notification, giving up after notifyTimeout so that a
+// stuck server cannot hold Close.
+func (n *notifier) send1(project string) {
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
+	if _, err := n.db.ExecContext(ctx, n.notifySQL, project); err != nil {
+		slog.WarnContext(ctx, "waking other replicas' followers failed; they catch up at the next event", "project", project, "err", err)
+	}
+}
+
+const notifyTimeout = 5 * time.Second
 
 // wait returns once no round is out.
 func (n *notifier) wait() { n.rounds.Wait() }
