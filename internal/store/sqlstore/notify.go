@@ -64,14 +64,14 @@ func (n *notifier) send() {
 		n.pending = map[string]bool{}
 		n.mu.Unlock()
 		for project := range round {
-			n.send1(project)
+			n.sendOne(project)
 		}
 	}
 }
 
-// send1 sends one notification, giving up after notifyTimeout so that a
+// sendOne sends one notification, giving up after notifyTimeout so that a
 // stuck server cannot hold Close.
-func (n *notifier) send1(project string) {
+func (n *notifier) sendOne(project string) {
 	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
 	defer cancel()
 	if _, err := n.db.ExecContext(ctx, n.notifySQL, project); err != nil {
