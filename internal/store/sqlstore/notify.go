@@ -26,6 +26,7 @@ type notifier struct {
 	mu      sync.Mutex
 	pending map[string]bool
 	running bool
+	closed  bool           // no more rounds start (the store is closing)
 	rounds  sync.WaitGroup // the goroutine sending, while there is one
 }
 
@@ -42,7 +43,7 @@ func (n *notifier) notify(projects map[string]bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	maps.Copy(n.pending, projects)
-	if n.running {
+	if n.running || n.closed {
 		return
 	}
 	n.running = true
@@ -81,5 +82,10 @@ func (n *notifier) sendOne(project string) {
 
 const notifyTimeout = 5 * time.Second
 
-// wait returns once no round is out.
-func (n *notifier) wait() { n.rounds.Wait() }
+// close starts no more rounds and returns once none is out.
+func (n *notifier) close() {
+	n.mu.Lock()
+	n.closed = true
+	n.mu.Unlock()
+	n.rounds.Wait()
+}

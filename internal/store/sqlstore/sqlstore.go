@@ -147,7 +147,7 @@ func (s *Store) SingleWriter() bool { return s.d.SingleWriter }
 // Close closes the database.
 func (s *Store) Close() error {
 	if s.notifier != nil {
-		s.notifier.wait()
+		s.notifier.close()
 	}
 	return s.db.Close()
 }
