@@ -42,6 +42,10 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 	// which it starts for plans it guesses to be costly, spends ~100 ms
 	// compiling a query that runs in 1 ms.
 	cfg.RuntimeParams["jit"] = "off"
+	// Nor does a page of 50 gain from parallel workers: starting them cost
+	// more than the walk itself (a list filtered by words in titles, 1M
+	// sessions, 2 cores: 68 ms with two workers, 10 ms without).
+	cfg.RuntimeParams["max_parallel_workers_per_gather"] = "0"
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(20)
 	db.SetMaxIdleConns(20)
