@@ -8,6 +8,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/client"
+	"github.com/logbookhq/logbook/internal/logbook"
 )
 
 // Config says what load to send.
@@ -295,7 +297,7 @@ func (a *agent) subagent(ctx context.Context, parent string) {
 
 // sendBatch sends one batch of realistic entries (see loadEntry).
 func (a *agent) sendBatch(ctx context.Context, session string, b int, path string) {
-	entries := make([]map[string]any, a.cfg.Batch)
+	entries := make([]logbook.Entry, a.cfg.Batch)
 	for i := range entries {
 		entries[i] = a.loadEntry(b*a.cfg.Batch + i)
 	}
@@ -309,27 +311,37 @@ func (a *agent) sendBatch(ctx context.Context, session string, b int, path strin
 }
 
 // What the load's entries say: a test run, its failure, the agent's
-// reading of it. RawInsert writes the same.
+// reading of it.
 const (
-	loadCommand = "go test ./pkg/api -run TestLogin -count=1"
-	loadResult  = "--- FAIL: TestLogin (0.02s)\n    login_test.go:41: expected 200, got 500\nFAIL"
-	loadText    = "The handler returns 500 when the password is empty; adding a check."
+	loadResult = "--- FAIL: TestLogin (0.02s)\n    login_test.go:41: expected 200, got 500\nFAIL"
+	loadText   = "The handler returns 500 when the password is empty; adding a check."
 )
 
-// loadEntry is the n-th entry (from 0) of a session: a tool call, its
-// result and the agent's text in turn, with keys as hooks send them. The
-// turn follows the entry's place in the session, not in its batch, so
-// one-entry batches (one hook event each) carry the same mix as large ones.
-func (a *agent) loadEntry(n int) map[string]any {
-	call := fmt.Sprintf("toolu_%d_%d", a.id, n/3)
+var loadPayload = json.RawMessage(`{"command":"go test ./pkg/api -run TestLogin -count=1"}`)
+
+// LoadEntry is the n-th entry (from 0) of a session as hooks report them:
+// a tool call, its result and the agent's text in turn, keyed as hooks key
+// them; call names the tool call the entry belongs to (one every three
+// entries). The load generator sends these, RawInsert stores them, and the
+// service's benchmarks append them.
+func LoadEntry(call string, n int) logbook.Entry {
 	switch n % 3 {
 	case 0:
-		return map[string]any{"kind": "tool_call", "tool": "Bash", "tool_call_id": call, "key": call + ":call",
-			"payload": map[string]any{"command": loadCommand}}
+		return logbook.Entry{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: call, Key: call + ":call", Payload: loadPayload}
 	case 1:
-		return map[string]any{"kind": "tool_result", "tool_call_id": call, "key": call + ":result", "text": loadResult}
+		return logbook.Entry{Kind: logbook.KindToolResult, ToolCallID: call, Key: call + ":result", Text: loadResult}
 	default:
-		return map[string]any{"kind": "message", "role": "assistant", "key": call + ":text", "text": loadText,
-			"usage": map[string]int{"input_tokens": 1200 + a.rng.IntN(800), "output_tokens": 40 + a.rng.IntN(200)}}
+		return logbook.Entry{Kind: logbook.KindMessage, Role: logbook.RoleAssistant, Key: call + ":text", Text: loadText,
+			Usage: &logbook.Usage{InputTokens: 1600, OutputTokens: 140}}
 	}
+}
+
+// loadEntry is the n-th entry of the agent's current session, stamped now
+// as a hook stamps it. It follows the entry's place in the session, not in
+// its batch, so one-entry batches (one hook event each) carry the same mix
+// as large ones.
+func (a *agent) loadEntry(n int) logbook.Entry {
+	e := LoadEntry(fmt.Sprintf("toolu_%d_%d", a.id, n/3), n)
+	e.At = time.Now()
+	return e
 }

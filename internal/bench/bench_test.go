@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/store"
 	"github.com/logbookhq/logbook/internal/store/sqlstore"
@@ -42,17 +43,20 @@ func TestHistogram(t *testing.T) {
 // call's id. One-entry batches (what hooks send) used to be all tool calls.
 func TestLoadMix(t *testing.T) {
 	a := &agent{id: 7, rng: rand.New(rand.NewPCG(1, 2))}
-	want := []string{"tool_call", "tool_result", "message", "tool_call", "tool_result", "message"}
+	want := []logbook.Kind{logbook.KindToolCall, logbook.KindToolResult, logbook.KindMessage, logbook.KindToolCall, logbook.KindToolResult, logbook.KindMessage}
 	for n, kind := range want {
 		e := a.loadEntry(n)
-		if e["kind"] != kind {
-			t.Errorf("entry %d is a %v, want a %s", n, e["kind"], kind)
+		if e.Kind != kind {
+			t.Errorf("entry %d is a %v, want a %s", n, e.Kind, kind)
 		}
-		if kind == "tool_result" && e["tool_call_id"] != a.loadEntry(n - 1)["tool_call_id"] {
-			t.Errorf("entry %d answers call %v, want %v", n, e["tool_call_id"], a.loadEntry(n - 1)["tool_call_id"])
+		if kind == logbook.KindToolResult && e.ToolCallID != a.loadEntry(n-1).ToolCallID {
+			t.Errorf("entry %d answers call %q, want %q", n, e.ToolCallID, a.loadEntry(n-1).ToolCallID)
+		}
+		if err := e.Normalize("entry"); err != nil {
+			t.Errorf("entry %d is not one the server takes: %v", n, err)
 		}
 	}
-	if a.loadEntry(0)["key"] == a.loadEntry(3)["key"] {
+	if a.loadEntry(0).Key == a.loadEntry(3).Key {
 		t.Error("two calls of one session share a key: the second would be dropped as a duplicate")
 	}
 }

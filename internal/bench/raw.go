@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -24,7 +23,6 @@ type RawResult struct {
 func RawInsert(ctx context.Context, st store.Store, project string, rows int64) (RawResult, error) {
 	const perTx, perSession = 5000, 500
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	payload, _ := json.Marshal(map[string]any{"command": loadCommand})
 	start := time.Now()
 	var done int64
 	var sess logbook.Session
@@ -47,18 +45,8 @@ func RawInsert(ctx context.Context, st store.Store, project string, rows int64) 
 					return RawResult{}, fmt.Errorf("raw baseline: %w", err)
 				}
 			}
-			// The load's turn of call, result and text.
-			call := fmt.Sprintf("raw_%d", done/3)
-			e := logbook.Entry{SessionID: sess.ID, Seq: done%perSession + 1, At: now, ToolCallID: call}
-			switch done % 3 {
-			case 0:
-				e.Kind, e.Tool, e.Key, e.Payload = logbook.KindToolCall, "Bash", call+":call", payload
-			case 1:
-				e.Kind, e.Text, e.Key = logbook.KindToolResult, loadResult, call+":result"
-			default:
-				e.Kind, e.Role, e.Text, e.Key, e.ToolCallID = logbook.KindMessage, logbook.RoleAssistant, loadText, call+":text", ""
-				e.Usage = &logbook.Usage{InputTokens: 1600, OutputTokens: 140}
-			}
+			e := LoadEntry(fmt.Sprintf("raw_%d", done/3), int(done))
+			e.SessionID, e.Seq, e.At = sess.ID, done%perSession+1, now
 			batch = append(batch, e)
 		}
 		if err := flush(ctx, tx, &batch); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/logbookhq/logbook/internal/bench"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/testdb"
@@ -44,7 +45,7 @@ func BenchmarkHotPaths(b *testing.B) {
 					i := 0
 					for pb.Next() {
 						i++
-						if _, err := svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{hookEntry(i)}}); err != nil {
+						if _, err := svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{bench.LoadEntry(fmt.Sprint("toolu_", i/3), i)}}); err != nil {
 							b.Error(err)
 							return
 						}
@@ -100,22 +101,5 @@ func BenchmarkHotPaths(b *testing.B) {
 				}
 			})
 		})
-	}
-}
-
-// hookEntry is the n-th entry a hook reports in a session: a tool call,
-// its result and the agent's text in turn, keyed as hooks key them.
-func hookEntry(n int) logbook.Entry {
-	call := fmt.Sprint("toolu_", n/3)
-	switch n % 3 {
-	case 0:
-		return logbook.Entry{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: call, Key: call + ":call",
-			Payload: []byte(`{"command":"go test ./pkg/api -run TestLogin -count=1"}`)}
-	case 1:
-		return logbook.Entry{Kind: logbook.KindToolResult, ToolCallID: call, Key: call + ":result",
-			Text: "--- FAIL: TestLogin (0.02s)\n    login_test.go:41: expected 200, got 500\nFAIL"}
-	default:
-		return logbook.Entry{Kind: logbook.KindMessage, Role: "assistant", Key: call + ":text",
-			Text: "The handler returns 500 when the password is empty; adding a check."}
 	}
 }
