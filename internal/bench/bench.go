@@ -56,6 +56,9 @@ type Result struct {
 	RequestsPerSec float64            `json:"requests_per_sec"`
 	Routes         map[string]Latency `json:"routes"`
 	FirstError     string             `json:"first_error,omitempty"`
+	// Machine is how the machine's cores spent the load's time (nil where
+	// there is no /proc).
+	Machine *MachineCPU `json:"machine_cpu,omitempty"`
 }
 
 // recorder collects latencies per route from many goroutines, in
@@ -136,6 +139,7 @@ func Run(ctx context.Context, cfg Config) Result {
 	rec := &recorder{routes: map[string]*histogram{}}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
+	cpuFrom, cpuOK := sampleCPU()
 	start := time.Now()
 	stopProgress := make(chan struct{})
 	if cfg.Progress != nil {
@@ -167,10 +171,14 @@ func Run(ctx context.Context, cfg Config) Result {
 	wg.Wait()
 	close(stopProgress)
 	elapsed := time.Since(start).Seconds()
+	cpuTo, cpuToOK := sampleCPU()
 	res := Result{
 		Agents: cfg.Agents, Batch: cfg.Batch, Seconds: elapsed,
 		Entries: rec.entries.Load(), Requests: rec.requests.Load(), Errors: rec.errors.Load(),
 		Routes: map[string]Latency{},
+	}
+	if cpuOK && cpuToOK {
+		res.Machine = machineCPU(cpuFrom, cpuTo)
 	}
 	res.EntriesPerSec = float64(res.Entries) / elapsed
 	res.RequestsPerSec = float64(res.Requests) / elapsed

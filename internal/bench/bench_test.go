@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,36 @@ func TestRunStoresWhatItCounts(t *testing.T) {
 	}
 	if stored < res.Entries || stored > res.Entries+agents*batch {
 		t.Errorf("%d entries stored, %d acknowledged: want between %d and %d stored", stored, res.Entries, res.Entries, res.Entries+agents*batch)
+	}
+	// The server runs in this process, so the load used some of its CPU,
+	// and the machine's time adds up.
+	if m := res.Machine; runtime.GOOS == "linux" && (m == nil || m.ProcessSeconds <= 0 || math.Abs(m.Busy+m.IOWait+m.Idle+m.Steal-1) > 1e-9) {
+		t.Errorf("machine CPU during the load: %+v; want fractions adding up to 1 and this process's CPU time", m)
+	}
+}
+
+// TestParseCPULine reads /proc/stat's totals: busy time is user, nice,
+// system, irq and softirq; guest time (already in user) is not counted
+// twice.
+func TestParseCPULine(t *testing.T) {
+	from, err := parseCPULine("cpu  100 10 50 1000 20 5 5 0 40 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, err := parseCPULine("cpu  160 10 70 1080 30 5 15 10 90 0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 90 busy (60 user, 20 system, 10 softirq), 10 iowait, 80 idle, 10 steal.
+	got := machineCPU(from, to)
+	want := MachineCPU{Cores: runtime.NumCPU(), Busy: 90.0 / 190, IOWait: 10.0 / 190, Idle: 80.0 / 190, Steal: 10.0 / 190}
+	if got == nil || *got != want {
+		t.Errorf("machineCPU = %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5 6 7 8", "cpu 1 2 3 x 5 6 7 8", "cpu 1 2 3"} {
+		if _, err := parseCPULine(bad); err == nil {
+			t.Errorf("parseCPULine(%q) took it", bad)
+		}
 	}
 }
 

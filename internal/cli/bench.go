@@ -213,6 +213,10 @@ func printBench(w io.Writer, out benchOutput) {
 		fmt.Fprintf(w, "raw %s baseline: %d rows in %.2fs = %.0f rows/s; logbook reached %.1f%% of it\n",
 			out.Engine, out.Raw.Rows, out.Raw.Seconds, out.Raw.RowsPerSec, 100*out.Ratio)
 	}
+	if m := r.Machine; m != nil {
+		fmt.Fprintf(w, "machine during the load (%d cores): %.0f%% busy, %.0f%% waiting on disk, %.0f%% idle, %.0f%% stolen by other guests; %s: %.0f µs of CPU a request\n",
+			m.Cores, 100*m.Busy, 100*m.IOWait, 100*m.Idle, 100*m.Steal, out.RSSOf, 1e6*m.ProcessSeconds/float64(max(r.Requests, 1)))
+	}
 	fmt.Fprintf(w, "resident memory (%s): %.0f MB", out.RSSOf, out.RSSMB)
 	if len(out.RSSEvery10s) > 0 {
 		fmt.Fprintf(w, "; every 10 s: %.0f", out.RSSEvery10s)
