@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,6 +142,7 @@ func Run(ctx context.Context, cfg Config) Result {
 	defer cancel()
 	cpuFrom, cpuOK := sampleCPU()
 	start := time.Now()
+	run := strconv.FormatInt(start.UnixNano(), 36)
 	stopProgress := make(chan struct{})
 	if cfg.Progress != nil {
 		go func() {
@@ -161,7 +163,7 @@ func Run(ctx context.Context, cfg Config) Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := &agent{id: i, cfg: cfg, rec: rec, rng: rand.New(rand.NewPCG(uint64(i), uint64(start.UnixNano())))}
+			a := &agent{id: i, run: run, cfg: cfg, rec: rec, rng: rand.New(rand.NewPCG(uint64(i), uint64(start.UnixNano())))}
 			defer a.hangUp()
 			for n := 0; ctx.Err() == nil; n++ {
 				a.session(ctx, n)
@@ -193,7 +195,10 @@ func Run(ctx context.Context, cfg Config) Result {
 
 // agent is one simulated agent harness.
 type agent struct {
-	id  int
+	id int
+	// run tells this run's agents from an earlier run's on the same
+	// database, whose claims may still be held when it was cut short.
+	run string
 	cfg Config
 	c   *conn // nil until the first request, and after a broken one
 	rec *recorder
@@ -272,7 +277,7 @@ func (a *agent) session(ctx context.Context, n int) {
 		return
 	}
 	var claim claimRef
-	path := fmt.Sprintf("src/agent-%d/file-%d.go", a.id, a.rng.IntN(20))
+	path := fmt.Sprintf("src/%s/agent-%d/file-%d.go", a.run, a.id, a.rng.IntN(20))
 	a.call(ctx, "claim", http.MethodPost, "/v1/claims", map[string]any{"session_id": s.ID, "subject": path, "ttl_minutes": 10}, &claim)
 	batches := 10 + a.rng.IntN(30)
 	for b := 0; b < batches && ctx.Err() == nil; b++ {

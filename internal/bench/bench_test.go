@@ -168,6 +168,19 @@ func TestParseCPULine(t *testing.T) {
 	}
 }
 
+// TestRunAgainOnTheSameDatabase: a run cut short leaves its last sessions'
+// claims held; the next run on the same database must not collide with
+// them.
+func TestRunAgainOnTheSameDatabase(t *testing.T) {
+	url, token, _ := startServer(t)
+	cfg := Config{Server: url, Token: token, Project: "load", Agents: 4, Duration: time.Second}
+	for run := 1; run <= 2; run++ {
+		if res := Run(context.Background(), cfg); res.Errors != 0 {
+			t.Fatalf("run %d: %d errors, the first: %s", run, res.Errors, res.FirstError)
+		}
+	}
+}
+
 // TestRunCountsRefusals: answers the server refuses are errors, and the
 // first one says why.
 func TestRunCountsRefusals(t *testing.T) {
