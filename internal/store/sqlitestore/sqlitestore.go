@@ -90,20 +90,51 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		ExplainPrefix:     "EXPLAIN QUERY PLAN ",
 		// Statistics let the planner start a filtered list from the filter's
 		// own index (links of one issue) instead of walking every session;
-		// 0x10002 analyzes the tables that need it, as SQLite advises for
-		// long-lived connections. The sweeper repeats it.
-		OptimizeSQL:     "PRAGMA optimize=0x10002",
+		// 0x10002 analyzes every table that needs it, as SQLite advises for
+		// long-lived connections, and 0x10 bounds the work: each index is
+		// read for a few thousand rows, not through. The sweeper repeats
+		// it, on the connection every write waits for, where a full ANALYZE
+		// of a 3.5 GB file took 7 s. A bounded ANALYZE also gathers no
+		// samples of values (see forgetValueSamples).
+		OptimizeSQL:     "PRAGMA optimize=0x10012",
 		SingleWriter:    true,
 		CacheStatements: true,
 		// Moves when another process commits to the file: the store keeps
 		// active sessions' rows in memory only while nobody else writes.
 		DataVersionSQL: "PRAGMA data_version",
 	})
+	if err := forgetValueSamples(ctx, db); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("error clearing the planner's samples in %s: %w", path, err)
+	}
 	if err := st.Optimize(ctx); err != nil {
 		st.Close()
 		return nil, err
 	}
 	return st, nil
+}
+
+// forgetValueSamples deletes the samples of indexed values (sqlite_stat4)
+// that a full ANALYZE gathers, as earlier versions of logbook ran it. With
+// samples, SQLite plans a statement for the values bound to it, and
+// prepares it again whenever a sampled parameter's value changes: on a
+// large file every start, claim and end of a session re-prepared its
+// statements, a fifth of the appends a second (BENCHMARKS.md). The
+// statistics of sqlite_stat1 stay; the planner reads them again.
+func forgetValueSamples(ctx context.Context, db *sql.DB) error {
+	var samples bool
+	err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat4')`).Scan(&samples)
+	if err != nil || !samples {
+		return err
+	}
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_stat4)`).Scan(&samples); err != nil || !samples {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat4`); err != nil {
+		return err
+	}
+	_, err = db.ExecContext(ctx, `ANALYZE sqlite_schema`) // reloads the statistics
+	return err
 }
 
 func isUniqueViolation(err error) bool {

@@ -45,4 +45,58 @@ func TestReopen(t *testing.T) {
 	}
 }
 
+// TestStatisticsWithoutSamples: the planner's statistics are gathered, but
+// no samples of indexed values (sqlite_stat4), which would have SQLite
+// prepare the hot statements again whenever a parameter changes; samples an
+// earlier version gathered are dropped when the file is opened.
+func TestStatisticsWithoutSamples(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "x.db")
+	st, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(query string) int {
+		t.Helper()
+		var n int
+		if err := st.DB().QueryRowContext(ctx, query).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return n
+	}
+	for _, p := range []string{"a", "b", "c"} {
+		if err := st.ProjectEnsure(ctx, p, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Optimize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(`SELECT COUNT(*) FROM sqlite_stat1 WHERE tbl = 'projects'`); n == 0 {
+		t.Error("optimizing gathered no statistics for a table that gained rows")
+	}
+	if n := count(`SELECT COUNT(*) FROM sqlite_stat4`); n != 0 {
+		t.Errorf("optimizing gathered %d samples of values, want none", n)
+	}
+
+	// An earlier version ran a full ANALYZE, which samples values.
+	if _, err := st.DB().ExecContext(ctx, `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(`SELECT COUNT(*) FROM sqlite_stat4 WHERE tbl = 'projects'`); n == 0 {
+		t.Fatal("a full ANALYZE sampled nothing; the test needs samples to start from")
+	}
+	st.Close()
+	if st, err = sqlitestore.Open(ctx, path); err != nil {
+		t.Fatalf("reopening: %v", err)
+	}
+	defer st.Close()
+	if n := count(`SELECT COUNT(*) FROM sqlite_stat4`); n != 0 {
+		t.Errorf("after reopening, %d samples of values are left, want none", n)
+	}
+	if n := count(`SELECT COUNT(*) FROM sqlite_stat1 WHERE tbl = 'projects'`); n == 0 {
+		t.Error("reopening dropped the statistics too")
+	}
+}
+
 func BenchmarkStore(b *testing.B) { storetest.Bench(b, testdb.SQLite) }
