@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -52,10 +51,7 @@ func sampleCPU() (s cpuSample, ok bool) {
 	if s, err = parseCPULine(line); err != nil {
 		return s, false
 	}
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		s.process = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	s.process = processCPU()
 	return s, true
 }
 
