@@ -47,8 +47,10 @@ func benchCmd(ctx context.Context, env Env, args []string) int {
 		fmt.Fprint(env.Stderr, `Usage: logbook bench [flags]
 
 Sends realistic agent load (start, entries in batches, heartbeats, claims,
-subagents, ends) and prints throughput, latency per route, errors, and the
-raw engine's rows/s for the same inserts in the same run.
+subagents, ends) and prints throughput, latency per route, errors, the
+raw engine's rows/s for the same inserts in the same run, and how the
+machine's cores spent the load (on a shared machine, time stolen by other
+guests or no idle time means the machine, not logbook, set the pace).
 
   logbook bench --agents 200 --duration 30s             in-process server on SQLite
   logbook bench --db postgres://… --batch 100           in-process server on PostgreSQL
