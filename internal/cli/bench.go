@@ -47,10 +47,11 @@ func benchCmd(ctx context.Context, env Env, args []string) int {
 		fmt.Fprint(env.Stderr, `Usage: logbook bench [flags]
 
 Sends realistic agent load (start, entries in batches, heartbeats, claims,
-subagents, ends) and prints throughput, latency per route, errors, the
-raw engine's rows/s for the same inserts in the same run, and how the
-machine's cores spent the load (on a shared machine, time stolen by other
-guests or no idle time means the machine, not logbook, set the pace).
+subagents, ends) and prints throughput (overall and in each 10 s),
+latency per route, errors, the raw engine's rows/s for the same inserts in
+the same run, how the machine's cores spent the load (on a shared machine,
+time stolen by other guests or no idle time means the machine, not
+logbook, set the pace), and resident memory every 10 s.
 
   logbook bench --agents 200 --duration 30s             in-process server on SQLite
   logbook bench --db postgres://… --batch 100           in-process server on PostgreSQL
@@ -143,16 +144,14 @@ Flags:
 		cfg.Server = "http://" + listener.Addr().String()
 		fmt.Fprintf(env.Stderr, "in-process server on %s, %s\n", st.Engine(), describeDB(dsn))
 	}
-	var rssSeries []float64 // resident memory every 10 s: is it flat?
+	var every tenSeconds
 	cfg.Progress = func(elapsed time.Duration, entries int64) {
 		fmt.Fprintf(env.Stderr, "\r%5.0fs  %10d entries  %8.0f/s ", elapsed.Seconds(), entries, float64(entries)/elapsed.Seconds())
-		if int(elapsed.Seconds())%10 == 0 {
-			rssSeries = append(rssSeries, rssMB())
-		}
+		every.observe(elapsed, entries, rssMB)
 	}
 	res := bench.Run(ctx, cfg)
 	fmt.Fprintln(env.Stderr)
-	out := benchOutput{Load: res, RSSMB: rssMB(), RSSEvery10s: rssSeries, RSSOf: "server and load generator"}
+	out := benchOutput{Load: res, RSSMB: rssMB(), RSSEvery10s: every.rss, EntriesPerSecEvery10s: every.rates, RSSOf: "server and load generator"}
 	if *server != "" {
 		out.RSSOf = "load generator only; the server runs elsewhere"
 	}
@@ -189,6 +188,29 @@ type benchOutput struct {
 	RSSOf string `json:"rss_of"`
 	// RSSEvery10s is the resident memory sampled every 10 seconds of load.
 	RSSEvery10s []float64 `json:"rss_mb_every_10s,omitempty"`
+	// EntriesPerSecEvery10s is the rate of acknowledged entries over each
+	// 10 seconds of load.
+	EntriesPerSecEvery10s []float64 `json:"entries_per_sec_every_10s,omitempty"`
+}
+
+// tenSeconds samples a load run every 10 seconds of its progress: the rate
+// of entries acknowledged since the last sample, and the resident memory.
+// A long run then shows whether either drifts, which its overall figures
+// hide.
+type tenSeconds struct {
+	lastAt      time.Duration
+	lastEntries int64
+	rates, rss  []float64
+}
+
+func (t *tenSeconds) observe(elapsed time.Duration, entries int64, rss func() float64) {
+	since := elapsed - t.lastAt
+	if since < 10*time.Second {
+		return
+	}
+	t.rates = append(t.rates, float64(entries-t.lastEntries)/since.Seconds())
+	t.rss = append(t.rss, rss())
+	t.lastAt, t.lastEntries = elapsed, entries
 }
 
 func printBench(w io.Writer, out benchOutput) {
@@ -198,6 +220,9 @@ func printBench(w io.Writer, out benchOutput) {
 		r.Entries, r.EntriesPerSec, r.Requests, r.RequestsPerSec, r.Errors)
 	if r.FirstError != "" {
 		fmt.Fprintf(w, "first error: %s\n", r.FirstError)
+	}
+	if len(out.EntriesPerSecEvery10s) > 0 {
+		fmt.Fprintf(w, "entries/s in each 10 s: %.0f\n", out.EntriesPerSecEvery10s)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "route\tcount\tp50 ms\tp95 ms\tp99 ms\tmax ms\t")
