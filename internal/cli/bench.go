@@ -196,7 +196,9 @@ type benchOutput struct {
 // tenSeconds samples a load run every 10 seconds of its progress: the rate
 // of entries acknowledged since the last sample, and the resident memory.
 // A long run then shows whether either drifts, which its overall figures
-// hide.
+// hide. Sample k is taken at the first progress tick at or after k×10 s,
+// so ticks that come late on a busy machine do not add up to fewer
+// samples.
 type tenSeconds struct {
 	lastAt      time.Duration
 	lastEntries int64
@@ -204,11 +206,10 @@ type tenSeconds struct {
 }
 
 func (t *tenSeconds) observe(elapsed time.Duration, entries int64, rss func() float64) {
-	since := elapsed - t.lastAt
-	if since < 10*time.Second {
+	if elapsed < time.Duration(len(t.rates)+1)*10*time.Second {
 		return
 	}
-	t.rates = append(t.rates, float64(entries-t.lastEntries)/since.Seconds())
+	t.rates = append(t.rates, float64(entries-t.lastEntries)/(elapsed-t.lastAt).Seconds())
 	t.rss = append(t.rss, rss())
 	t.lastAt, t.lastEntries = elapsed, entries
 }

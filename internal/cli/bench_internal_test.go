@@ -40,6 +40,16 @@ func TestTenSecondSeries(t *testing.T) {
 		t.Errorf("late tick: rates = %v, want %v", late.rates, want)
 	}
 
+	// Ticks a little late (every 1.1 s) still give a sample for each 10 s:
+	// seven by 70.4 s, not one every ten ticks.
+	drifting := tenSeconds{}
+	for tick := 1; tick <= 64; tick++ {
+		drifting.observe(time.Duration(tick)*1100*time.Millisecond, int64(tick)*1000, rss)
+	}
+	if len(drifting.rates) != 7 {
+		t.Errorf("ticks every 1.1 s for 70.4 s gave %d samples, want 7", len(drifting.rates))
+	}
+
 	var out bytes.Buffer
 	printBench(&out, benchOutput{EntriesPerSecEvery10s: every.rates, RSSEvery10s: every.rss})
 	for _, want := range []string{"entries/s in each 10 s: [1000 500]", "every 10 s: [71 72]"} {
