@@ -91,11 +91,13 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		// Statistics let the planner start a filtered list from the filter's
 		// own index (links of one issue) instead of walking every session;
 		// 0x10002 analyzes every table that needs it, as SQLite advises for
-		// long-lived connections, and 0x10 bounds the work: each index is
-		// read for a few thousand rows, not through. The sweeper repeats
+		// long-lived connections, and 0x10 bounds the work: how many rows a
+		// key selects is estimated from a few thousand rows of each index,
+		// though the rows are still counted through. The sweeper repeats
 		// it, on the connection every write waits for, where a full ANALYZE
-		// of a 3.5 GB file took 7 s. A bounded ANALYZE also gathers no
-		// samples of values (see forgetValueSamples).
+		// of a 3.5 GB file took 7 s (a bounded one: under 1 s). A bounded
+		// ANALYZE also gathers no samples of values (see
+		// forgetValueSamples).
 		OptimizeSQL:     "PRAGMA optimize=0x10012",
 		SingleWriter:    true,
 		CacheStatements: true,
@@ -122,15 +124,16 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 // statements, a fifth of the appends a second (BENCHMARKS.md). The
 // statistics of sqlite_stat1 stay; the planner reads them again.
 func forgetValueSamples(ctx context.Context, db *sql.DB) error {
-	var samples bool
-	err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat4')`).Scan(&samples)
-	if err != nil || !samples {
+	var exists bool
+	err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat4')`).Scan(&exists)
+	if err != nil || !exists {
 		return err
 	}
-	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_stat4)`).Scan(&samples); err != nil || !samples {
+	res, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat4`)
+	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat4`); err != nil {
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return err
 	}
 	_, err = db.ExecContext(ctx, `ANALYZE sqlite_schema`) // reloads the statistics
