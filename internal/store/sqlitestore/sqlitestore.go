@@ -50,9 +50,9 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	// the ends of the entry indexes), and a checkpoint copies each page
 	// once however often the log holds it, so the work per append drops
 	// (`logbook bench --batch 1`: about 10% more appends a second; see
-	// BENCHMARKS.md).
+	// BENCHMARKS.md). analysis_limit bounds ANALYZE (see refreshStatistics).
 	q := url.Values{}
-	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)", "temp_store(MEMORY)", "wal_autocheckpoint(8000)"} {
+	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)", "temp_store(MEMORY)", "wal_autocheckpoint(8000)", fmt.Sprintf("analysis_limit(%d)", analysisLimit)} {
 		q.Add("_pragma", pragma)
 	}
 	// Transactions take the write lock when they begin (BEGIN IMMEDIATE):
@@ -89,16 +89,12 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		InsertRows:        10,
 		ExplainPrefix:     "EXPLAIN QUERY PLAN ",
 		// Statistics let the planner start a filtered list from the filter's
-		// own index (links of one issue) instead of walking every session;
-		// 0x10002 analyzes every table that needs it, as SQLite advises for
-		// long-lived connections, and 0x10 bounds the work: how many rows a
-		// key selects is estimated from a few thousand rows of each index,
-		// though the rows are still counted through. The sweeper repeats
-		// it, on the connection every write waits for, where a full ANALYZE
-		// of a 3.5 GB file took 7 s (a bounded one: under 1 s). A bounded
-		// ANALYZE also gathers no samples of values (see
-		// forgetValueSamples).
-		OptimizeSQL:     "PRAGMA optimize=0x10012",
+		// own index (links of one issue) instead of walking every session.
+		// The sweeper refreshes them, on the connection every read and
+		// write waits for.
+		Optimize: func(ctx context.Context, db *sql.DB) error {
+			return refreshStatistics(ctx, db, countUpTo)
+		},
 		SingleWriter:    true,
 		CacheStatements: true,
 		// Moves when another process commits to the file: the store keeps
@@ -114,30 +110,6 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	return st, nil
-}
-
-// forgetValueSamples deletes the samples of indexed values (sqlite_stat4)
-// that a full ANALYZE gathers, as earlier versions of logbook ran it. With
-// samples, SQLite plans a statement for the values bound to it, and
-// prepares it again whenever a sampled parameter's value changes: on a
-// large file every start, claim and end of a session re-prepared its
-// statements, a fifth of the appends a second (BENCHMARKS.md). The
-// statistics of sqlite_stat1 stay; the planner reads them again.
-func forgetValueSamples(ctx context.Context, db *sql.DB) error {
-	var exists bool
-	err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat4')`).Scan(&exists)
-	if err != nil || !exists {
-		return err
-	}
-	res, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat4`)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return err
-	}
-	_, err = db.ExecContext(ctx, `ANALYZE sqlite_schema`) // reloads the statistics
-	return err
 }
 
 func isUniqueViolation(err error) bool {

@@ -44,9 +44,9 @@ type Dialect struct {
 	// SequenceLockSQL answers whether this transaction may sequence events
 	// (one process at a time).
 	SequenceLockSQL string
-	// OptimizeSQL refreshes the planner's statistics ("" where the engine
+	// Optimize refreshes the planner's statistics (nil where the engine
 	// keeps them fresh by itself).
-	OptimizeSQL string
+	Optimize func(ctx context.Context, db *sql.DB) error
 	// ExplainPrefix turns a query into its plan: "EXPLAIN QUERY PLAN " on
 	// SQLite, "EXPLAIN " on PostgreSQL.
 	ExplainPrefix string
@@ -134,11 +134,10 @@ func (s *Store) Engine() string { return s.d.Name }
 
 // Optimize refreshes the planner's statistics (see store.Store).
 func (s *Store) Optimize(ctx context.Context) error {
-	if s.d.OptimizeSQL == "" {
+	if s.d.Optimize == nil {
 		return nil
 	}
-	_, err := s.db.ExecContext(ctx, s.d.OptimizeSQL)
-	return s.interpretError(err, "optimizing")
+	return s.interpretError(s.d.Optimize(ctx, s.db), "optimizing")
 }
 
 // SingleWriter reports whether the engine commits one transaction at a time.
