@@ -44,7 +44,9 @@ func refreshStatistics(ctx context.Context, db *sql.DB, maxCounted int64) error 
 	for _, table := range tables {
 		quoted := quoteName(table)
 		var size int64
-		err := db.QueryRowContext(ctx, `SELECT coalesce(max(rowid) - min(rowid) + 1, 0) FROM `+quoted).Scan(&size)
+		// Two subqueries: SQLite finds a lone max() or min() at an end of
+		// the table, but scans the table for both in one.
+		err := db.QueryRowContext(ctx, `SELECT coalesce((SELECT max(rowid) FROM `+quoted+`) - (SELECT min(rowid) FROM `+quoted+`) + 1, 0)`).Scan(&size)
 		if err != nil {
 			return fmt.Errorf("error estimating the size of table %s: %w", table, err)
 		}
