@@ -17,10 +17,9 @@ const analysisLimit = 2000
 
 // countUpTo is the largest table whose statistics are refreshed by
 // analyzing it. ANALYZE counts every entry of each of the table's indexes,
-// limit or not (SQLite 3.54): about 0.7 µs a row for the entries table and
-// its five indexes, so 70 ms at this size, and 4.3 s at the 6 million
-// entries where a server under load analyzed it next (BENCHMARKS.md,
-// ninth pass).
+// limit or not (SQLite 3.54): 4.3 s for the 6 million entries of a server
+// under load, 22 s for 20 million from a cold page cache (BENCHMARKS.md,
+// ninth pass); at this size, 0.1 s at most.
 const countUpTo = 100_000
 
 // refreshStatistics keeps the planner's statistics (sqlite_stat1) in step
@@ -30,11 +29,12 @@ const countUpTo = 100_000
 //
 // SQLite decides which tables need it, as PRAGMA optimize does on its own
 // (a table that grew or shrank tenfold since its statistics were taken, or
-// has an index without statistics); it is asked only to list them. A table of up to maxCounted rows is
-// analyzed. A larger one that has statistics keeps their shape, how many
-// rows a key of each index selects, and its counts of rows are scaled to
-// its size now, estimated from the span of its rowids. A large table that
-// never had statistics is analyzed once: there is no shape to scale.
+// has an index without statistics); it is asked only to list them. A table
+// of up to maxCounted rows is analyzed. A larger one that has statistics
+// keeps their shape, how many rows a key of each index selects, and its
+// counts of rows are scaled to its size now, estimated from the span of its
+// rowids. A large table with an index that never had statistics is
+// analyzed once: there is no shape to scale.
 func refreshStatistics(ctx context.Context, db *sql.DB, maxCounted int64) error {
 	tables, err := tablesToAnalyze(ctx, db)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -76,7 +77,7 @@ func TestRefreshStatistics(t *testing.T) {
 	// A new index has no statistics: the table is counted, big or not.
 	exec(`CREATE INDEX t_k_id ON t (k, id)`)
 	refresh(1000)
-	if got := stat("t_k"); got[:5] != "4000 " {
+	if got := stat("t_k"); !strings.HasPrefix(got, "4000 ") {
 		t.Errorf("with a new index, t_k = %q, want 4000 rows counted", got)
 	}
 	stat("t_k_id")
