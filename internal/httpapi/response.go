@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +65,12 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		writeProblem(w, http.StatusConflict, "Session ended", "This session has ended. Start a new one.", "")
 	case errors.Is(err, logbook.ErrConflict):
 		writeProblem(w, http.StatusConflict, "Conflict", detail(err, logbook.ErrConflict), "")
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// The client closed the request before it was answered (a hook past
+		// its deadline, which keeps the call to send again). Nothing failed
+		// here, and no one is left to read the answer.
+		h.log.InfoContext(r.Context(), "client went away", "method", r.Method, "path", r.URL.Path)
+		writeProblem(w, http.StatusServiceUnavailable, "Request cancelled", "the client closed the request before it was answered", "")
 	default:
 		if msg, ok := unavailable(err); ok {
 			h.log.WarnContext(r.Context(), "database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
