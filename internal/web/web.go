@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"html/template"
@@ -155,6 +156,10 @@ func (h *handler) renderError(w http.ResponseWriter, r *http.Request, v viewer, 
 		status, heading, detail = http.StatusNotFound, "Not found", "Nothing here, or not in your projects."
 	case errors.Is(err, logbook.ErrForbidden):
 		status, heading, detail = http.StatusForbidden, "Not yours to see", "Your token is for project "+v.Caller.Project+"."
+	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+		// The browser left before the page was ready: nothing failed here.
+		h.log.InfoContext(r.Context(), "client went away", "method", r.Method, "path", r.URL.Path)
+		return
 	default:
 		h.log.ErrorContext(r.Context(), "page failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
