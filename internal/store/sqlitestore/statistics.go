@@ -19,7 +19,7 @@ const analysisLimit = 2000
 // analyzing it. ANALYZE counts every entry of each of the table's indexes,
 // limit or not (SQLite 3.54): 4.3 s for the 6 million entries of a server
 // under load, 22 s for 20 million from a cold page cache (BENCHMARKS.md,
-// ninth pass); at this size, 0.1 s at most.
+// ninth pass); at this size, well under a second even from a cold cache.
 const countUpTo = 100_000
 
 // refreshStatistics keeps the planner's statistics (sqlite_stat1) in step
