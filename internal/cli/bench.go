@@ -20,6 +20,7 @@ import (
 
 	"github.com/logbookhq/logbook/internal/bench"
 	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/metrics"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/store"
 )
@@ -138,7 +139,7 @@ Flags:
 			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 			return 1
 		}
-		srv := &http.Server{Handler: mux}
+		srv := &http.Server{Handler: metrics.New().Wrap(mux)} // counted, as logbook serve does
 		go srv.Serve(listener)
 		defer srv.Close()
 		cfg.Server = "http://" + listener.Addr().String()

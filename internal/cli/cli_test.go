@@ -69,6 +69,16 @@ func TestServe(t *testing.T) {
 	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != 200 {
 		t.Fatalf("the printed admin token does not work: %v %v", res, err)
 	}
+	// /metrics needs no token, and counts the requests above by route.
+	res, err = http.Get(url + "/metrics")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("metrics: %v %v", res, err)
+	}
+	scraped, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if want := `logbook_http_requests_total{code="200",route="GET /v1/sessions"} 1`; !strings.Contains(string(scraped), want) {
+		t.Errorf("metrics do not count the session list: no %q in\n%.2000s", want, scraped)
+	}
 	cancel()
 	select {
 	case code := <-done:

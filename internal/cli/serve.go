@@ -15,6 +15,7 @@ import (
 
 	"github.com/logbookhq/logbook/internal/httpapi"
 	"github.com/logbookhq/logbook/internal/mcp"
+	"github.com/logbookhq/logbook/internal/metrics"
 	"github.com/logbookhq/logbook/internal/otlp"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/store"
@@ -74,12 +75,14 @@ Flags:
 	mux.Handle("POST /v1/traces", otlp.Handler(svc, log))
 	mux.Handle("/mcp", mcp.Handler(svc, log, mcp.Options{PriorWindow: *window}))
 	web.New(mux, svc, log)
+	counted := metrics.New()
+	mux.Handle("GET /metrics", counted.Handler())
 	listener, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: cannot listen on %s: %v (is another logbook running? choose one with --addr)\n", *addr, err)
 		return 1
 	}
-	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	server := &http.Server{Handler: counted.Wrap(mux), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(env.Stdout, "logbook listening on http://%s, database %s\n", listener.Addr(), describeDB(dbValue))
 	if err := announceAdminToken(ctx, env, svc, dbValue); err != nil {
 		listener.Close()

@@ -1,0 +1,76 @@
+package metrics_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/logbookhq/logbook/internal/metrics"
+)
+
+// TestCountsByRoute: requests are counted by the pattern that served them
+// and their status, not by path; streams still flush through the counter;
+// the Go runtime's figures are served too.
+func TestCountsByRoute(t *testing.T) {
+	m := metrics.New()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/things/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("id") == "missing" {
+			http.Error(w, "no such thing", http.StatusNotFound)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+	})
+	mux.HandleFunc("GET /stream", func(w http.ResponseWriter, r *http.Request) {
+		f, ok := w.(http.Flusher)
+		if !ok {
+			http.Error(w, "cannot stream", http.StatusInternalServerError)
+			return
+		}
+		io.WriteString(w, "data: 1\n\n")
+		f.Flush()
+	})
+	mux.Handle("GET /metrics", m.Handler())
+	server := httptest.NewServer(m.Wrap(mux))
+	defer server.Close()
+
+	for _, id := range []string{"a", "b", "missing"} {
+		res, err := http.Post(server.URL+"/v1/things/"+id, "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	for _, path := range []string{"/stream", "/nowhere"} {
+		res, err := http.Get(server.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+
+	res, err := http.Get(server.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	text := string(body)
+	for _, want := range []string{
+		`logbook_http_requests_total{code="201",route="POST /v1/things/{id}"} 2`,
+		`logbook_http_requests_total{code="404",route="POST /v1/things/{id}"} 1`,
+		`logbook_http_requests_total{code="200",route="GET /stream"} 1`,
+		`logbook_http_requests_total{code="404",route="unmatched"} 1`,
+		`logbook_http_request_duration_seconds_count{route="POST /v1/things/{id}"} 3`,
+		`go_goroutines `,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in the metrics:\n%.3000s", want, text)
+		}
+	}
+	if strings.Contains(text, "/v1/things/a") {
+		t.Error("a path, not its route, labels a series: one series a session")
+	}
+}
