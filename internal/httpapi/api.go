@@ -7,6 +7,7 @@ package httpapi
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -38,55 +39,80 @@ type Options struct {
 	MaxStreams int
 }
 
-// New returns the API's routes on mux: /healthz and everything under /v1.
+// New returns the API's routes on mux: /healthz, /openapi.json and
+// everything under /v1.
 func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Options) {
 	h := &handler{svc: svc, log: log, priorWindow: opts.PriorWindow, limits: newLimiter(opts)}
 	mux.HandleFunc("GET /healthz", h.health)
-
-	v1 := func(pattern string, fn func(http.ResponseWriter, *http.Request, service.Caller)) {
-		mux.Handle(pattern, h.authenticated(fn))
+	routes := h.routes()
+	for _, rt := range routes {
+		mux.Handle(rt.pattern, h.authenticated(rt.serve))
 	}
-	v1("POST /v1/tokens", h.createToken)
-
-	v1("POST /v1/sessions", h.startSession)
-	v1("GET /v1/sessions", h.listSessions)
-	v1("GET /v1/sessions/{id}", h.getSession)
-	v1("PATCH /v1/sessions/{id}", h.updateSession)
-	v1("DELETE /v1/sessions/{id}", h.deleteSession)
-	v1("POST /v1/sessions/{id}/entries", h.appendEntries)
-	v1("POST /v1/sessions/{id}/end", h.endSession)
-	v1("POST /v1/sessions/{id}/compact", h.compactSession)
-	v1("PUT /v1/sessions/{id}/plan", h.setPlan)
-	v1("PATCH /v1/sessions/{id}/plan/{n}", h.updatePlanStep)
-	v1("POST /v1/sessions/{id}/goal", h.setGoal)
-	v1("GET /v1/sessions/{id}/tool_calls", h.toolCalls)
-	v1("GET /v1/tool_calls", h.toolCalls)
-	v1("GET /v1/commits/{sha}/sessions", h.sessionsByCommit)
-	v1("GET /v1/stats", h.stats)
-
-	v1("POST /v1/claims", h.claim)
-	v1("GET /v1/claims", h.listClaims)
-	v1("DELETE /v1/claims/{id}", h.release)
-
-	v1("GET /v1/events", h.streamLimited(h.events))
-
-	v1("POST /v1/classify", h.classify)
-	v1("GET /v1/projects/{project}/policy", h.getPolicy)
-	v1("PUT /v1/projects/{project}/policy", h.setPolicy)
-
-	v1("POST /v1/agents/{agent}/session", h.ensureAgentSession)
-	v1("POST /v1/agents/{agent}/rotate", h.rotateAgent)
-	v1("GET /v1/agents/{agent}", h.getAgent)
-	v1("PUT /v1/agents/{agent}/rotation_policy", h.setRotationPolicy)
-	v1("POST /v1/agents/{agent}/tasks", h.addTask)
-	v1("GET /v1/agents/{agent}/tasks", h.listTasks)
-	v1("GET /v1/tasks/{task_id}", h.getTask)
-	v1("POST /v1/notes", h.addNote)
+	doc := openAPIDocument(routes)
+	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(doc)
+	})
 
 	// Anything else under /v1 is a problem document, not the mux's plain text.
 	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, http.StatusNotFound, "No such route", "there is no "+r.Method+" "+r.URL.Path+"; see the README for the routes", "")
+		writeProblem(w, http.StatusNotFound, "No such route", "there is no "+r.Method+" "+r.URL.Path+"; GET /openapi.json lists the routes", "")
 	})
+}
+
+// route is one operation under /v1: New serves it behind a bearer token,
+// and /openapi.json describes it from the same entry.
+type route struct {
+	pattern string // method and path, as http.ServeMux takes it
+	serve   func(http.ResponseWriter, *http.Request, service.Caller)
+	summary string
+	query   []string // the query parameters it reads
+	body    any      // a value of its JSON body's type; nil: none
+}
+
+// listQuery is what GET /v1/sessions filters on (see listParams).
+var listQuery = []string{"project", "limit", "cursor", "sort", "state", "outcome", "blocker", "harness", "actor", "agent",
+	"issue", "pull", "subject", "parent", "path", "q", "since", "until", "min_duration", "min_tool_calls", "subagents"}
+
+func (h *handler) routes() []route {
+	return []route{
+		{"POST /v1/tokens", h.createToken, "Make a bearer token for an actor in a project (admin only)", nil, tokenRequest{}},
+
+		{"POST /v1/sessions", h.startSession, "Start a session; the same harness_session_id again returns it (200, not 201)", nil, startRequest{}},
+		{"GET /v1/sessions", h.listSessions, "A page of sessions, newest first, with aggregates and filters", listQuery, nil},
+		{"GET /v1/sessions/{id}", h.getSession, "A session with its entries after a seq (at most 500), subagents and plan", []string{"after_seq", "all"}, nil},
+		{"PATCH /v1/sessions/{id}", h.updateSession, "Heartbeat, with any of the start fields; fields not given are kept", nil, fieldsJSON{}},
+		{"DELETE /v1/sessions/{id}", h.deleteSession, "Delete a session and its subagents (the owner or the admin)", []string{"force"}, nil},
+		{"POST /v1/sessions/{id}/entries", h.appendEntries, "Record up to 500 entries; a repeated key is skipped", nil, entriesRequest{}},
+		{"POST /v1/sessions/{id}/end", h.endSession, "End the session with success, partial or failed", nil, endRequest{}},
+		{"POST /v1/sessions/{id}/compact", h.compactSession, "Supersede every active entry and append these, in one transaction", nil, entriesRequest{}},
+		{"PUT /v1/sessions/{id}/plan", h.setPlan, "Replace the plan", nil, planRequest{}},
+		{"PATCH /v1/sessions/{id}/plan/{n}", h.updatePlanStep, "Set one plan step's status", nil, stepRequest{}},
+		{"POST /v1/sessions/{id}/goal", h.setGoal, "Set the goal; answers with the project's earlier partial and failed attempts at it", nil, goalRequest{}},
+		{"GET /v1/sessions/{id}/tool_calls", h.toolCalls, "The session's tool calls for audit: input, result, status, duration", []string{"tool", "since", "cursor", "limit"}, nil},
+		{"GET /v1/tool_calls", h.toolCalls, "Tool calls across a project, newest first", []string{"project", "session", "tool", "since", "cursor", "limit"}, nil},
+		{"GET /v1/commits/{sha}/sessions", h.sessionsByCommit, "The sessions that ran at or made a commit", []string{"project"}, nil},
+		{"GET /v1/stats", h.stats, "Counts, durations, tool calls and tokens by outcome, blocker, harness, agent or day", []string{"project", "since", "by", "then"}, nil},
+
+		{"POST /v1/claims", h.claim, "Claim a subject for a session (201; 200 renewing your own; 409 naming the holder)", nil, claimRequest{}},
+		{"GET /v1/claims", h.listClaims, "Active claims; with subject, who holds it or a folder above it", []string{"project", "subject", "session_id"}, nil},
+		{"DELETE /v1/claims/{id}", h.release, "Release a claim (its owner only)", nil, nil},
+
+		{"GET /v1/events", h.streamLimited(h.events), "Server-Sent Events of a project; resume with Last-Event-ID or after", []string{"project", "after"}, nil},
+
+		{"POST /v1/classify", h.classify, "How risky a shell command is, and the project's decision", nil, classifyRequest{}},
+		{"GET /v1/projects/{project}/policy", h.getPolicy, "The project's command policy", nil, nil},
+		{"PUT /v1/projects/{project}/policy", h.setPolicy, "Replace the project's command policy (admin only)", nil, json.RawMessage(nil)},
+
+		{"POST /v1/agents/{agent}/session", h.ensureAgentSession, "The agent's current session, made when it has none", []string{"project"}, nil},
+		{"POST /v1/agents/{agent}/rotate", h.rotateAgent, "Start the agent's next session; its tasks move to it", nil, rotateRequest{}},
+		{"GET /v1/agents/{agent}", h.getAgent, "The agent, its current session and its rotations", []string{"project"}, nil},
+		{"PUT /v1/agents/{agent}/rotation_policy", h.setRotationPolicy, "Rotate the agent by itself past an age or a token count", []string{"project"}, rotationPolicyRequest{}},
+		{"POST /v1/agents/{agent}/tasks", h.addTask, "Hand an agent a task: a user turn in its current session", []string{"project"}, service.TaskInput{}},
+		{"GET /v1/agents/{agent}/tasks", h.listTasks, "The agent's tasks", []string{"project"}, nil},
+		{"GET /v1/tasks/{task_id}", h.getTask, "A task with its active session and history", []string{"project"}, nil},
+		{"POST /v1/notes", h.addNote, "A note into every live session on an issue, pull or subject", nil, noteRequest{}},
+	}
 }
 
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,163 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// openAPIDocument describes the routes as an OpenAPI 3.0 document, served
+// at /openapi.json. It is built from the same table New serves, so a route
+// cannot be served without being described. Request bodies are described
+// from their Go types (their JSON field names and kinds); answers are
+// described in words, and every error is a problem document.
+func openAPIDocument(routes []route) []byte {
+	problemRef := map[string]any{"$ref": "#/components/schemas/Problem"}
+	paths := map[string]map[string]any{}
+	for _, rt := range routes {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		var params []any
+		for _, segment := range strings.Split(path, "/") {
+			if name, ok := strings.CutPrefix(segment, "{"); ok {
+				params = append(params, map[string]any{"name": strings.TrimSuffix(name, "}"), "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+			}
+		}
+		for _, name := range rt.query {
+			params = append(params, map[string]any{"name": name, "in": "query", "schema": map[string]any{"type": "string"}})
+		}
+		op := map[string]any{
+			"summary":     rt.summary,
+			"operationId": operationID(rt.pattern),
+			"responses": map[string]any{
+				"2XX":     map[string]any{"description": "Done; the answer is JSON (a Server-Sent Events stream for /v1/events)."},
+				"default": map[string]any{"description": "A problem document whose detail says what to fix.", "content": map[string]any{"application/problem+json": map[string]any{"schema": problemRef}}},
+			},
+		}
+		if len(params) > 0 {
+			op["parameters"] = params
+		}
+		if rt.body != nil {
+			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
+				"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.body), 0)}}}
+		}
+		if paths[path] == nil {
+			paths[path] = map[string]any{}
+		}
+		paths[path][strings.ToLower(method)] = op
+	}
+	paths["/healthz"] = map[string]any{"get": map[string]any{
+		"summary": "Liveness and the engine in use", "operationId": "health", "security": []any{},
+		"responses": map[string]any{"200": map[string]any{"description": `{"status": "ok", "engine": "sqlite"}`}},
+	}}
+	doc := map[string]any{
+		"openapi": "3.0.3",
+		"info": map[string]any{
+			"title":   "logbook",
+			"version": "1",
+			"description": "The session ledger for AI agents. Every /v1 route takes Authorization: Bearer TOKEN. " +
+				"Beside these routes, logbook serve answers POST /v1/traces (OTLP GenAI spans), /mcp (the MCP server) and GET /metrics (Prometheus).",
+		},
+		"paths":    paths,
+		"security": []any{map[string]any{"bearer": []any{}}},
+		"components": map[string]any{
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
+			"schemas":         map[string]any{"Problem": schemaOf(reflect.TypeOf(problem{}), 0)},
+		},
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic("httpapi: the OpenAPI document does not encode: " + err.Error()) // maps of plain values always do
+	}
+	return out
+}
+
+// operationID names an operation from its pattern:
+// "POST /v1/sessions/{id}/entries" is "post_sessions_id_entries".
+func operationID(pattern string) string {
+	replacer := strings.NewReplacer(" /v1/", "_", " /", "_", "/", "_", "{", "", "}", "")
+	return strings.ToLower(replacer.Replace(pattern))
+}
+
+var (
+	rawJSONType    = reflect.TypeOf(json.RawMessage(nil))
+	timeType       = reflect.TypeOf(time.Time{})
+	flexStringType = reflect.TypeOf(flexString(""))
+)
+
+// schemaOf describes how encoding/json reads a value of type t.
+func schemaOf(t reflect.Type, depth int) map[string]any {
+	switch t {
+	case rawJSONType:
+		return map[string]any{} // any JSON value
+	case timeType:
+		return map[string]any{"type": "string", "format": "date-time"}
+	case flexStringType:
+		return map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return schemaOf(t.Elem(), depth)
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer"}
+	case reflect.Float32, reflect.Float64:
+		return map[string]any{"type": "number"}
+	case reflect.Slice, reflect.Array:
+		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), depth+1)}
+	case reflect.Map:
+		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), depth+1)}
+	case reflect.Struct:
+		if depth > 4 {
+			return map[string]any{"type": "object"}
+		}
+		properties := map[string]any{}
+		addFields(t, properties, depth)
+		return map[string]any{"type": "object", "properties": properties}
+	}
+	return map[string]any{}
+}
+
+// addFields adds the JSON fields of struct type t to properties. As in
+// encoding/json, a field of t hides one of the same name in a struct it
+// embeds.
+func addFields(t reflect.Type, properties map[string]any, depth int) {
+	var embedded []reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				embedded = append(embedded, ft)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		properties[name] = schemaOf(f.Type, depth+1)
+	}
+	for _, ft := range embedded {
+		inner := map[string]any{}
+		addFields(ft, inner, depth)
+		for name, schema := range inner {
+			if _, hidden := properties[name]; !hidden {
+				properties[name] = schema
+			}
+		}
+	}
+}
