@@ -23,6 +23,11 @@ func (h *handler) ensureAgentSession(w http.ResponseWriter, r *http.Request, c s
 	writeJSON(w, status, sess)
 }
 
+// tasksAnswer is the answer of GET /v1/agents/{agent}/tasks.
+type tasksAnswer struct {
+	Tasks []logbook.Task `json:"tasks"`
+}
+
 type rotateRequest struct {
 	Project string `json:"project"`
 	Reason  string `json:"reason"`
@@ -71,7 +76,7 @@ func (h *handler) listTasks(w http.ResponseWriter, r *http.Request, c service.Ca
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tasks": tasks})
+	writeJSON(w, http.StatusOK, tasksAnswer{tasks})
 }
 
 func (h *handler) getTask(w http.ResponseWriter, r *http.Request, c service.Caller) {

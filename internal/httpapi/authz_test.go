@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -15,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/logbookhq/logbook/internal/httpapi"
 	"github.com/logbookhq/logbook/internal/service"
@@ -138,7 +141,8 @@ func authzRoutes() []authzRoute {
 }
 
 // TestAuthzMatrix sends every route as every kind of caller and checks the
-// status, and that no error body shows what the caller may not see.
+// status, that no error body shows what the caller may not see, and that
+// every answer that succeeds is what /openapi.json says the route answers.
 func TestAuthzMatrix(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := service.New(testdb.SQLite(t), service.Options{Logger: quiet})
@@ -178,6 +182,19 @@ func TestAuthzMatrix(t *testing.T) {
 		return f
 	}
 
+	// Every answer below that succeeds must match what /openapi.json says
+	// the route answers.
+	res, err := http.Get(srv.URL + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromIoReader(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	validated := 0
+
 	routes := authzRoutes()
 	for _, route := range routes {
 		method, _, _ := strings.Cut(route.pattern, " ")
@@ -188,6 +205,12 @@ func TestAuthzMatrix(t *testing.T) {
 				status, header, body := authzDo(t, srv.URL, method, path, tokens[who], route.body(f))
 				if status != route.want[who] {
 					t.Errorf("%s %s as %s: status %d, want %d; body %s", method, path, callerNames[who], status, route.want[who], body)
+				}
+				if _, template, _ := strings.Cut(route.pattern, " "); status/100 == 2 && strings.HasPrefix(template, "/v1/") && template != "/v1/events" {
+					if err := answerMatchesDocument(doc, method, template, body); err != nil {
+						t.Errorf("%s %s as %s: the answer does not match /openapi.json: %v\n%s", method, path, callerNames[who], err, body)
+					}
+					validated++
 				}
 				if status >= 400 {
 					if ct := header.Get("Content-Type"); ct != "application/problem+json" {
@@ -209,6 +232,10 @@ func TestAuthzMatrix(t *testing.T) {
 				}
 			})
 		}
+	}
+
+	if validated < 30 {
+		t.Errorf("only %d answers were checked against /openapi.json, want one or more for every route", validated)
 	}
 
 	// Every route of the matrix is one the mux serves under that pattern,
@@ -300,4 +327,22 @@ func registeredPatterns(t *testing.T) []string {
 		t.Fatalf("found only %d route patterns in api.go: %v", len(patterns), patterns)
 	}
 	return patterns
+}
+
+// answerMatchesDocument checks a successful answer against the schema
+// /openapi.json gives the operation.
+func answerMatchesDocument(doc *openapi3.T, method, template, body string) error {
+	item := doc.Paths.Value(template)
+	if item == nil || item.GetOperation(method) == nil {
+		return fmt.Errorf("no operation %s %s", method, template)
+	}
+	done := item.GetOperation(method).Responses.Value("2XX")
+	if done == nil || done.Value.Content.Get("application/json") == nil {
+		return fmt.Errorf("no JSON answer described")
+	}
+	var value any
+	if err := json.Unmarshal([]byte(body), &value); err != nil {
+		return err
+	}
+	return done.Value.Content.Get("application/json").Schema.Value.VisitJSON(value)
 }

@@ -7,6 +7,11 @@ import (
 	"github.com/logbookhq/logbook/internal/service"
 )
 
+// claimsAnswer is the answer of GET /v1/claims.
+type claimsAnswer struct {
+	Claims []logbook.Claim `json:"claims"`
+}
+
 type claimRequest struct {
 	SessionID  string `json:"session_id"`
 	Subject    string `json:"subject"`
@@ -51,5 +56,5 @@ func (h *handler) listClaims(w http.ResponseWriter, r *http.Request, c service.C
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"claims": claims})
+	writeJSON(w, http.StatusOK, claimsAnswer{claims})
 }

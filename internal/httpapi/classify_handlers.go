@@ -4,8 +4,15 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/logbookhq/logbook/internal/classify"
 	"github.com/logbookhq/logbook/internal/service"
 )
+
+// policyAnswer is the answer of GET and PUT /v1/projects/{project}/policy.
+type policyAnswer struct {
+	Project string          `json:"project"`
+	Policy  classify.Policy `json:"policy"`
+}
 
 type classifyRequest struct {
 	Command string `json:"command"`
@@ -32,7 +39,7 @@ func (h *handler) getPolicy(w http.ResponseWriter, r *http.Request, c service.Ca
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"project": r.PathValue("project"), "policy": policy})
+	writeJSON(w, http.StatusOK, policyAnswer{r.PathValue("project"), policy})
 }
 
 func (h *handler) setPolicy(w http.ResponseWriter, r *http.Request, c service.Caller) {
@@ -53,5 +60,5 @@ func (h *handler) setPolicy(w http.ResponseWriter, r *http.Request, c service.Ca
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"project": r.PathValue("project"), "policy": policy})
+	writeJSON(w, http.StatusOK, policyAnswer{r.PathValue("project"), policy})
 }

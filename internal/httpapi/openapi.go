@@ -3,15 +3,16 @@ package httpapi
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
 
 // openAPIDocument describes the routes as an OpenAPI 3.0 document, served
 // at /openapi.json. It is built from the same table New serves, so a route
-// cannot be served without being described. Request bodies are described
-// from their Go types (their JSON field names and kinds); answers are
-// described in words, and every error is a problem document.
+// cannot be served without being described. Request bodies and answers
+// are described from their Go types (their JSON field names and kinds);
+// every error is a problem document.
 func openAPIDocument(routes []route) []byte {
 	problemRef := map[string]any{"$ref": "#/components/schemas/Problem"}
 	paths := map[string]map[string]any{}
@@ -26,11 +27,17 @@ func openAPIDocument(routes []route) []byte {
 		for _, name := range rt.query {
 			params = append(params, map[string]any{"name": name, "in": "query", "schema": map[string]any{"type": "string"}})
 		}
+		done := map[string]any{"description": "Done."}
+		if rt.answer != nil {
+			done["content"] = map[string]any{"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.answer), 0, true)}}
+		} else {
+			done["description"] = "Done; the answer is not JSON (Server-Sent Events for /v1/events)."
+		}
 		op := map[string]any{
 			"summary":     rt.summary,
 			"operationId": operationID(rt.pattern),
 			"responses": map[string]any{
-				"2XX":     map[string]any{"description": "Done; the answer is JSON (a Server-Sent Events stream for /v1/events)."},
+				"2XX":     done,
 				"default": map[string]any{"description": "A problem document whose detail says what to fix.", "content": map[string]any{"application/problem+json": map[string]any{"schema": problemRef}}},
 			},
 		}
@@ -39,7 +46,7 @@ func openAPIDocument(routes []route) []byte {
 		}
 		if rt.body != nil {
 			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{
-				"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.body), 0)}}}
+				"application/json": map[string]any{"schema": schemaOf(reflect.TypeOf(rt.body), 0, false)}}}
 		}
 		if paths[path] == nil {
 			paths[path] = map[string]any{}
@@ -62,7 +69,7 @@ func openAPIDocument(routes []route) []byte {
 		"security": []any{map[string]any{"bearer": []any{}}},
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
-			"schemas":         map[string]any{"Problem": schemaOf(reflect.TypeOf(problem{}), 0)},
+			"schemas":         map[string]any{"Problem": schemaOf(reflect.TypeOf(problem{}), 0, true)},
 		},
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
@@ -85,8 +92,10 @@ var (
 	flexStringType = reflect.TypeOf(flexString(""))
 )
 
-// schemaOf describes how encoding/json reads a value of type t.
-func schemaOf(t reflect.Type, depth int) map[string]any {
+// schemaOf describes a value of type t as encoding/json reads or writes
+// it. For an answer (written), every field without omitempty is required:
+// encoding/json always writes it.
+func schemaOf(t reflect.Type, depth int, answer bool) map[string]any {
 	switch t {
 	case rawJSONType:
 		return map[string]any{} // any JSON value
@@ -97,7 +106,7 @@ func schemaOf(t reflect.Type, depth int) map[string]any {
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return schemaOf(t.Elem(), depth)
+		return nullable(schemaOf(t.Elem(), depth, answer))
 	case reflect.String:
 		return map[string]any{"type": "string"}
 	case reflect.Bool:
@@ -107,29 +116,45 @@ func schemaOf(t reflect.Type, depth int) map[string]any {
 		return map[string]any{"type": "integer"}
 	case reflect.Float32, reflect.Float64:
 		return map[string]any{"type": "number"}
-	case reflect.Slice, reflect.Array:
-		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), depth+1)}
-	case reflect.Map:
-		return map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), depth+1)}
+	case reflect.Slice: // a nil slice is null
+		return nullable(map[string]any{"type": "array", "items": schemaOf(t.Elem(), depth+1, answer)})
+	case reflect.Array:
+		return map[string]any{"type": "array", "items": schemaOf(t.Elem(), depth+1, answer)}
+	case reflect.Map: // so is a nil map
+		return nullable(map[string]any{"type": "object", "additionalProperties": schemaOf(t.Elem(), depth+1, answer)})
 	case reflect.Struct:
 		if depth > 4 {
 			return map[string]any{"type": "object"}
 		}
 		properties := map[string]any{}
-		addFields(t, properties, depth)
-		return map[string]any{"type": "object", "properties": properties}
+		var required []string
+		addFields(t, properties, &required, depth, answer)
+		schema := map[string]any{"type": "object", "properties": properties}
+		if answer && len(required) > 0 {
+			slices.Sort(required)
+			schema["required"] = required
+		}
+		return schema
 	}
 	return map[string]any{}
 }
 
-// addFields adds the JSON fields of struct type t to properties. As in
-// encoding/json, a field of t hides one of the same name in a struct it
-// embeds.
-func addFields(t reflect.Type, properties map[string]any, depth int) {
+// nullable marks schema as also taking null (OpenAPI 3.0's way).
+func nullable(schema map[string]any) map[string]any {
+	if len(schema) > 0 {
+		schema["nullable"] = true
+	}
+	return schema
+}
+
+// addFields adds the JSON fields of struct type t to properties, and the
+// names of those always written to required. As in encoding/json, a field
+// of t hides one of the same name in a struct it embeds.
+func addFields(t reflect.Type, properties map[string]any, required *[]string, depth int, answer bool) {
 	var embedded []reflect.Type
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, options, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue
 		}
@@ -149,14 +174,21 @@ func addFields(t reflect.Type, properties map[string]any, depth int) {
 		if name == "" {
 			name = f.Name
 		}
-		properties[name] = schemaOf(f.Type, depth+1)
+		properties[name] = schemaOf(f.Type, depth+1, answer)
+		if !strings.Contains(options, "omitempty") && !strings.Contains(options, "omitzero") {
+			*required = append(*required, name)
+		}
 	}
 	for _, ft := range embedded {
 		inner := map[string]any{}
-		addFields(ft, inner, depth)
+		var innerRequired []string
+		addFields(ft, inner, &innerRequired, depth, answer)
 		for name, schema := range inner {
 			if _, hidden := properties[name]; !hidden {
 				properties[name] = schema
+				if slices.Contains(innerRequired, name) {
+					*required = append(*required, name)
+				}
 			}
 		}
 	}

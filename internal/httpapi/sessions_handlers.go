@@ -230,7 +230,13 @@ func (h *handler) stats(w http.ResponseWriter, r *http.Request, c service.Caller
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"by": q.Get("by"), "groups": rows})
+	writeJSON(w, http.StatusOK, statsAnswer{q.Get("by"), rows})
+}
+
+// statsAnswer is the answer of GET /v1/stats.
+type statsAnswer struct {
+	By     string             `json:"by"`
+	Groups []logbook.StatsRow `json:"groups"`
 }
 
 // toolCalls serves both /v1/sessions/{id}/tool_calls and /v1/tool_calls.

@@ -7,6 +7,11 @@ import (
 	"github.com/logbookhq/logbook/internal/service"
 )
 
+// sessionsAnswer is the answer of GET /v1/commits/{sha}/sessions.
+type sessionsAnswer struct {
+	Sessions []logbook.Session `json:"sessions"`
+}
+
 // sessionsByCommit is GET /v1/commits/{sha}/sessions?project=P: the
 // sessions behind a commit, newest first → {sessions}.
 func (h *handler) sessionsByCommit(w http.ResponseWriter, r *http.Request, c service.Caller) {
@@ -15,7 +20,5 @@ func (h *handler) sessionsByCommit(w http.ResponseWriter, r *http.Request, c ser
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Sessions []logbook.Session `json:"sessions"`
-	}{sessions})
+	writeJSON(w, http.StatusOK, sessionsAnswer{sessions})
 }
