@@ -73,11 +73,11 @@ type route struct {
 	answer  any      // a value of its JSON answer's type; nil: not JSON
 }
 
-// listQuery is what GET /v1/sessions filters on (see listParams).
-var listQuery = []string{"project", "limit", "cursor", "sort", "state", "outcome", "blocker", "harness", "actor", "agent",
-	"issue", "pull", "subject", "parent", "path", "q", "since", "until", "min_duration", "min_tool_calls", "subagents"}
-
+// routes lists the operations under /v1.
 func (h *handler) routes() []route {
+	// What GET /v1/sessions filters on (see listParams).
+	listQuery := []string{"project", "limit", "cursor", "sort", "state", "outcome", "blocker", "harness", "actor", "agent",
+		"issue", "pull", "subject", "parent", "path", "q", "since", "until", "min_duration", "min_tool_calls", "subagents"}
 	return []route{
 		{"POST /v1/tokens", h.createToken, "Make a bearer token for an actor in a project (admin only)", nil, tokenRequest{}, tokenResponse{}},
 
