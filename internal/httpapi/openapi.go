@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
 )
 
 // openAPIDocument describes the routes as an OpenAPI 3.0 document, served
@@ -25,7 +27,7 @@ func openAPIDocument(routes []route) []byte {
 			}
 		}
 		for _, name := range rt.query {
-			params = append(params, map[string]any{"name": name, "in": "query", "schema": map[string]any{"type": "string"}})
+			params = append(params, queryParameter(name))
 		}
 		done := map[string]any{"description": "Done."}
 		if rt.answer != nil {
@@ -77,6 +79,23 @@ func openAPIDocument(routes []route) []byte {
 		panic("httpapi: the OpenAPI document does not encode: " + err.Error()) // maps of plain values always do
 	}
 	return out
+}
+
+// queryParameter describes a query parameter as the handlers read it
+// (queryInt, queryBool, queryTime, queryDuration); the others are text.
+func queryParameter(name string) map[string]any {
+	param := map[string]any{"name": name, "in": "query", "schema": map[string]any{"type": "string"}}
+	switch name {
+	case "limit", "after_seq", "min_tool_calls":
+		param["schema"] = map[string]any{"type": "integer", "minimum": 0}
+	case "all", "force", "subagents":
+		param["schema"] = map[string]any{"type": "boolean"}
+	case "since", "until":
+		param["description"] = "A time: " + strings.TrimPrefix(logbook.TimeHint, "write ") + "."
+	case "min_duration":
+		param["description"] = "A duration: 90m, 36h or 7d."
+	}
+	return param
 }
 
 // operationID names an operation from its pattern:

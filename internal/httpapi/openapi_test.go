@@ -59,6 +59,14 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("the document names %d operations, want every route (over 30)", operations)
 	}
 
+	list := doc.Paths.Value("/v1/sessions").Get
+	if limit := list.Parameters.GetByInAndName("query", "limit"); limit == nil || !limit.Schema.Value.Type.Is("integer") {
+		t.Errorf("GET /v1/sessions: limit is %+v, want an integer", limit)
+	}
+	if since := list.Parameters.GetByInAndName("query", "since"); since == nil || !strings.Contains(since.Description, "RFC 3339") {
+		t.Errorf("GET /v1/sessions: since is %+v, want its formats described", since)
+	}
+
 	var generic struct {
 		Paths map[string]map[string]struct {
 			RequestBody struct {
