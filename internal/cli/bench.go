@@ -123,7 +123,9 @@ Flags:
 		}
 		defer st.Close()
 		collectLessOften(env) // as serve runs it
-		svc := service.New(st, service.Options{Logger: log, AuthCacheTTL: 2 * time.Second})
+		// Requests and events are counted for /metrics, as serve counts them.
+		counted := metrics.New()
+		svc := service.New(st, service.Options{Logger: log, AuthCacheTTL: 2 * time.Second, Committed: counted.Event})
 		runCtx, stopService := context.WithCancel(ctx)
 		defer stopService()
 		go svc.Run(runCtx)
@@ -139,7 +141,7 @@ Flags:
 			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 			return 1
 		}
-		srv := &http.Server{Handler: metrics.New().Wrap(mux)} // counted, as logbook serve does
+		srv := &http.Server{Handler: counted.Wrap(mux)}
 		go srv.Serve(listener)
 		defer srv.Close()
 		cfg.Server = "http://" + listener.Addr().String()

@@ -68,14 +68,14 @@ Flags:
 	}
 	defer st.Close()
 	collectLessOften(env)
-	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache})
+	counted := metrics.New()
+	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event})
 
 	mux := http.NewServeMux()
 	httpapi.New(mux, svc, log, httpapi.Options{PriorWindow: *window, RateLimit: *rate, RateBurst: *burst, MaxStreams: *streams})
 	mux.Handle("POST /v1/traces", otlp.Handler(svc, log))
 	mux.Handle("/mcp", mcp.Handler(svc, log, mcp.Options{PriorWindow: *window}))
 	web.New(mux, svc, log)
-	counted := metrics.New()
 	mux.Handle("GET /metrics", counted.Handler())
 	listener, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -1,5 +1,6 @@
-// Package metrics counts the server's requests for Prometheus and serves
-// them at /metrics, beside the Go runtime's and the process's own figures.
+// Package metrics counts the server's requests and ledger events for
+// Prometheus and serves them at /metrics, beside the Go runtime's and the
+// process's own figures.
 //
 // Requests are labelled by the route pattern that served them
 // ("POST /v1/sessions/{id}/entries"), never by their path, so a million
@@ -21,6 +22,7 @@ type Metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	events   *prometheus.CounterVec
 }
 
 // New makes the counters.
@@ -36,11 +38,19 @@ func New() *Metrics {
 			Help:    "Time to answer an HTTP request, by route pattern (event streams count until they close).",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10},
 		}, []string{"route"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "logbook_events_total",
+			Help: "Ledger events committed by this server, by type: session.started, session.ended, claim.taken, claim.expired, ….",
+		}, []string{"type"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration,
+	m.registry.MustRegister(m.requests, m.duration, m.events,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
+
+// Event counts one committed ledger event of the given type (wired to
+// service.Options.Committed).
+func (m *Metrics) Event(eventType string) { m.events.WithLabelValues(eventType).Inc() }
 
 // Handler serves the metrics in Prometheus's text format.
 func (m *Metrics) Handler() http.Handler {

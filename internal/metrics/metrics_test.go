@@ -12,7 +12,8 @@ import (
 
 // TestCountsByRoute: requests are counted by the pattern that served them
 // and their status, not by path; streams still flush through the counter;
-// the Go runtime's figures are served too.
+// ledger events are counted by type; the Go runtime's figures are served
+// too.
 func TestCountsByRoute(t *testing.T) {
 	m := metrics.New()
 	mux := http.NewServeMux()
@@ -43,6 +44,9 @@ func TestCountsByRoute(t *testing.T) {
 		}
 		res.Body.Close()
 	}
+	m.Event("session.started")
+	m.Event("session.started")
+	m.Event("claim.taken")
 	for _, path := range []string{"/stream", "/nowhere"} {
 		res, err := http.Get(server.URL + path)
 		if err != nil {
@@ -64,6 +68,8 @@ func TestCountsByRoute(t *testing.T) {
 		`logbook_http_requests_total{code="200",route="GET /stream"} 1`,
 		`logbook_http_requests_total{code="404",route="unmatched"} 1`,
 		`logbook_http_request_duration_seconds_count{route="POST /v1/things/{id}"} 3`,
+		`logbook_events_total{type="session.started"} 2`,
+		`logbook_events_total{type="claim.taken"} 1`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(text, want) {

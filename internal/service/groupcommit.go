@@ -28,7 +28,7 @@ type committer struct {
 	// maxGroup bounds how many requests share one transaction, so one
 	// slow group cannot hold many callers for long.
 	maxGroup int
-	onCommit func() // wakes event followers after a commit with events
+	onCommit func([]*logbook.Event) // told the events of each commit (Service.committed)
 }
 
 // txRequest is one caller's transaction waiting for a group.
@@ -38,7 +38,7 @@ type txRequest struct {
 	done chan error
 }
 
-func newCommitter(st store.Store, onCommit func()) *committer {
+func newCommitter(st store.Store, onCommit func([]*logbook.Event)) *committer {
 	return &committer{store: st, requests: make(chan *txRequest, 1024), stopped: make(chan struct{}), maxGroup: 256, onCommit: onCommit}
 }
 
@@ -165,9 +165,7 @@ func (c *committer) commitGroup(group []*txRequest) {
 		fail(err)
 		return
 	}
-	if len(events) > 0 {
-		c.onCommit()
-	}
+	c.onCommit(events)
 	for i, req := range group {
 		req.done <- results[i]
 	}

@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/testdb"
 )
 
 // TestCommitterStops: a write queued after the committer stopped is
 // answered ErrShuttingDown (it never ran), not left waiting.
 func TestCommitterStops(t *testing.T) {
-	c := newCommitter(testdb.SQLite(t), func() {})
+	c := newCommitter(testdb.SQLite(t), func([]*logbook.Event) {})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c.run(ctx) // returns at once: ctx is done

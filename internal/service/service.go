@@ -36,6 +36,10 @@ type Options struct {
 	// then keeps working up to that long on servers that saw it recently.
 	// Zero looks every token up.
 	AuthCacheTTL time.Duration
+	// Committed, when set, is told the type of every event a transaction
+	// wrote, once it has committed (session.started, claim.taken, …): what
+	// /metrics counts.
+	Committed func(eventType string)
 }
 
 // Defaults for Options.
@@ -53,6 +57,7 @@ type Service struct {
 	log     *slog.Logger
 	hub     hub
 	auth    authCache
+	counted func(eventType string) // Options.Committed
 	// committer, once Run starts it, groups concurrent write transactions.
 	committer atomic.Pointer[committer]
 }
@@ -60,7 +65,7 @@ type Service struct {
 // New returns a Service on st.
 func New(st store.Store, opts Options) *Service {
 	s := &Service{store: st, idle: opts.IdleWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
-		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}}
+		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, counted: opts.Committed}
 	if s.idle <= 0 {
 		s.idle = DefaultIdleWindow
 	}
@@ -94,7 +99,7 @@ func (s *Service) Run(ctx context.Context) {
 		<-ctx.Done()
 		return
 	}
-	c := newCommitter(s.store, s.hub.wake)
+	c := newCommitter(s.store, s.committed)
 	s.committer.Store(c)
 	c.run(ctx)
 	s.committer.Store(nil)          // from now on each write commits on its own
@@ -190,10 +195,22 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *work) error) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	if len(w.events) > 0 {
-		s.hub.wake()
-	}
+	s.committed(w.events)
 	return nil
+}
+
+// committed wakes the event stream's followers and counts the events, once
+// the transaction that wrote them has committed.
+func (s *Service) committed(events []*logbook.Event) {
+	if len(events) == 0 {
+		return
+	}
+	s.hub.wake()
+	if s.counted != nil {
+		for _, e := range events {
+			s.counted(e.Type)
+		}
+	}
 }
 
 // withState fills the state a reader sees.
