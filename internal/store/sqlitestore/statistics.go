@@ -106,7 +106,8 @@ func tablesToAnalyze(ctx context.Context, db *sql.DB) ([]string, error) {
 func scaleStatistics(ctx context.Context, db *sql.DB, table string, size int64) (bool, error) {
 	type statRow struct {
 		index  sql.NullString // NULL: the table's own row, for a table without indexes
-		fields []string
+		fields []string       // the stat: rows, then rows per key of the first 1, 2, … columns
+		rows   int64          // fields[0]
 	}
 	// Every index of the table with its statistics, and the table's own row.
 	rows, err := db.QueryContext(ctx, `
@@ -133,9 +134,9 @@ func scaleStatistics(ctx context.Context, db *sql.DB, table string, size int64) 
 			missing = true
 			continue
 		}
-		n, _ := strconv.ParseInt(r.fields[0], 10, 64)
+		r.rows, _ = strconv.ParseInt(r.fields[0], 10, 64)
 		if !partial { // a partial index holds some of the rows only
-			was = max(was, n)
+			was = max(was, r.rows)
 		}
 		stats = append(stats, r)
 	}
@@ -151,9 +152,8 @@ func scaleStatistics(ctx context.Context, db *sql.DB, table string, size int64) 
 	}
 	defer tx.Rollback()
 	for _, r := range stats {
-		n, _ := strconv.ParseInt(r.fields[0], 10, 64)
-		scaled := int64(math.Round(float64(n) * factor))
-		if n > 0 {
+		scaled := int64(math.Round(float64(r.rows) * factor))
+		if r.rows > 0 {
 			scaled = max(scaled, 1)
 		}
 		r.fields[0] = strconv.FormatInt(scaled, 10)
