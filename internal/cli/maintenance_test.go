@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -270,7 +272,7 @@ func TestTokenRevoke(t *testing.T) {
 		}
 		return v
 	}
-	alice, bob1, bob2, other := mk("demo", "alice"), mk("demo", "bob"), mk("demo", "bob"), mk("demo", "carol")
+	alice, bob1, bob2, other, dave := mk("demo", "alice"), mk("demo", "bob"), mk("demo", "bob"), mk("demo", "carol"), mk("demo", "dave")
 	works := func(token string) bool {
 		_, err := svc.Authenticate(ctx, token)
 		if err != nil && !errors.Is(err, logbook.ErrUnauthorized) {
@@ -294,7 +296,17 @@ func TestTokenRevoke(t *testing.T) {
 	if code := tokenRevoke(ctx, env, []string{"--project", "demo", "--actor", "bob", "--db", dbPath}); code != 0 || !strings.Contains(stdout.String(), "revoked 2 tokens") {
 		t.Errorf("revoking bob's tokens: exit %d, %q", code, stdout)
 	}
-	for token, want := range map[string]bool{alice: false, bob1: false, bob2: false, other: true} {
+	// By id, as logbook token revoke printed it: the value is lost.
+	sum := sha256.Sum256([]byte(dave))
+	record, err := st.TokenGetByHash(ctx, hex.EncodeToString(sum[:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, stdout, _ = testEnv("")
+	if code := tokenRevoke(ctx, env, []string{"--db", dbPath, record.ID}); code != 0 || !strings.Contains(stdout.String(), "revoked token "+record.ID) {
+		t.Errorf("revoking by id: exit %d, %q", code, stdout)
+	}
+	for token, want := range map[string]bool{alice: false, bob1: false, bob2: false, other: true, dave: false} {
 		if works(token) != want {
 			t.Errorf("after revoking: token works = %v, want %v", !want, want)
 		}

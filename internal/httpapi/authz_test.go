@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,10 +143,12 @@ func authzRoutes() []authzRoute {
 }
 
 // TestAuthzMatrix sends every route as every kind of caller and checks the
-// status, that no error body shows what the caller may not see, and that
-// every answer that succeeds is what /openapi.json says the route answers.
+// status, that no error body shows what the caller may not see, that no
+// log line shows a token, and that every answer that succeeds is what
+// /openapi.json says the route answers.
 func TestAuthzMatrix(t *testing.T) {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var logs syncBuffer
+	quiet := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	svc := service.New(testdb.SQLite(t), service.Options{Logger: quiet})
 	if _, err := svc.EnsureAdminToken(context.Background(), adminToken); err != nil {
 		t.Fatal(err)
@@ -234,6 +238,11 @@ func TestAuthzMatrix(t *testing.T) {
 		}
 	}
 
+	for _, tok := range tokens {
+		if tok != "" && strings.Contains(logs.String(), tok) {
+			t.Errorf("the logs show a bearer token")
+		}
+	}
 	if validated < 30 {
 		t.Errorf("only %d answers were checked against /openapi.json, want one or more for every route", validated)
 	}
@@ -254,6 +263,25 @@ func TestAuthzMatrix(t *testing.T) {
 			t.Errorf("route %q is registered in api.go but has no row in the authorization matrix", pattern)
 		}
 	}
+}
+
+// syncBuffer is a bytes.Buffer that the server's goroutines may write
+// to at once.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // authzDo sends one request. An event stream is closed once its headers

@@ -1,0 +1,121 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/store"
+	"github.com/logbookhq/logbook/internal/store/pgstore"
+	"github.com/logbookhq/logbook/internal/store/sqlitestore"
+	"github.com/logbookhq/logbook/internal/testdb"
+)
+
+// TestTokensAreStoredAsHashes: a token is lbk_ and 32 random bytes,
+// base64url; the database holds its SHA-256 and nowhere its value, so a
+// copy of the database (a backup, a stolen file) holds no usable token.
+func TestTokensAreStoredAsHashes(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		ctx := context.Background()
+		url := e.URL(t)
+		var st store.Store
+		var err error
+		if e.Name == "sqlite" {
+			st, err = sqlitestore.Open(ctx, url)
+		} else {
+			st, err = pgstore.Open(ctx, url)
+		}
+		must(t, err)
+		t.Cleanup(func() { st.Close() })
+		svc := service.New(st, service.Options{})
+		admin := service.Caller{Actor: "admin", Admin: true}
+
+		shape := regexp.MustCompile(`^lbk_[A-Za-z0-9_-]{43}$`)
+		var tokens []string
+		for _, actor := range []string{"alice", "bob"} {
+			token, err := svc.CreateToken(ctx, admin, "p", actor)
+			must(t, err)
+			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(token, "lbk_"))
+			if !shape.MatchString(token) || err != nil || len(raw) != 32 {
+				t.Errorf("token %q is not lbk_ and 32 bytes base64url", token)
+			}
+			tokens = append(tokens, token)
+		}
+		if tokens[0] == tokens[1] {
+			t.Errorf("two tokens are the same")
+		}
+		generated, err := svc.EnsureAdminToken(ctx, "")
+		must(t, err)
+		tokens = append(tokens, generated)
+
+		stored := storedText(t, e.Name, url)
+		for _, token := range tokens {
+			if bytes.Contains(stored, []byte(token)) {
+				t.Errorf("the database holds a token's value")
+			}
+			sum := sha256.Sum256([]byte(token))
+			if !bytes.Contains(stored, []byte(hex.EncodeToString(sum[:]))) {
+				t.Errorf("the database does not hold a token's SHA-256: it is looked up by something else")
+			}
+			if _, err := svc.Authenticate(ctx, token); err != nil {
+				t.Errorf("a stored token does not authenticate: %v", err)
+			}
+		}
+	})
+}
+
+// storedText returns everything the database at url holds: the bytes of a
+// SQLite file and its write-ahead log, or every row of every PostgreSQL
+// table as text.
+func storedText(t *testing.T, engine, url string) []byte {
+	t.Helper()
+	if engine == "sqlite" {
+		var all []byte
+		for _, name := range []string{url, url + "-wal"} {
+			b, err := os.ReadFile(name)
+			if err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			all = append(all, b...)
+		}
+		return all
+	}
+	db, err := sql.Open("pgx", url)
+	must(t, err)
+	defer db.Close()
+	rows, err := db.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`)
+	must(t, err)
+	var tables []string
+	for rows.Next() {
+		var name string
+		must(t, rows.Scan(&name))
+		tables = append(tables, name)
+	}
+	must(t, rows.Err())
+	rows.Close()
+	if len(tables) < 5 {
+		t.Fatalf("found only tables %v", tables)
+	}
+	var all []byte
+	for _, table := range tables {
+		rows, err := db.Query(`SELECT CAST(t AS text) FROM "` + table + `" t`)
+		must(t, err)
+		for rows.Next() {
+			var row string
+			must(t, rows.Scan(&row))
+			all = append(all, row...)
+			all = append(all, '\n')
+		}
+		must(t, rows.Err())
+		rows.Close()
+	}
+	return all
+}
