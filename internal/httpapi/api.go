@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/classify"
@@ -126,8 +125,11 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 // answers 401; a token over its rate limit gets 429.
 func (h *handler) authenticated(fn func(http.ResponseWriter, *http.Request, service.Caller)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token := bearerToken(r)
-		c, err := h.svc.Authenticate(r.Context(), token)
+		token, err := service.BearerToken(r.Header.Get("Authorization"))
+		var c service.Caller
+		if err == nil {
+			c, err = h.svc.Authenticate(r.Context(), token)
+		}
 		if err != nil {
 			h.writeError(w, r, err)
 			return
@@ -140,8 +142,9 @@ func (h *handler) authenticated(fn func(http.ResponseWriter, *http.Request, serv
 	})
 }
 
-// bearerToken is the token of the request's Authorization header.
+// bearerToken is the token of the request's Authorization header, which
+// authenticated has checked.
 func bearerToken(r *http.Request) string {
-	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return strings.TrimSpace(token)
+	token, _ := service.BearerToken(r.Header.Get("Authorization"))
+	return token
 }

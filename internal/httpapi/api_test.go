@@ -131,6 +131,20 @@ func TestAPI(t *testing.T) {
 				t.Error("401 without WWW-Authenticate")
 			}
 			c.do("GET", "/v1/sessions?project=demo", "wrong", nil).problem(t, 401, "")
+			// RFC 6750: the scheme is required, in any case.
+			for header, want := range map[string]int{"bearer " + alice: 200, "BEARER " + alice: 200, alice: 401, "Basic " + alice: 401} {
+				req, _ := http.NewRequest("GET", c.url+"/v1/sessions?project=demo", nil)
+				req.Header.Set("Authorization", header)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != want || strings.Contains(string(body), alice) {
+					t.Errorf("Authorization %.10q…: %d %s, want %d without the token", header, res.StatusCode, body, want)
+				}
+			}
 			c.do("POST", "/v1/tokens", alice, map[string]string{"project": "demo", "actor": "eve"}).problem(t, 403, "")
 			c.do("POST", "/v1/tokens", adminToken, map[string]string{"project": "demo"}).problem(t, 400, "actor")
 		})

@@ -467,7 +467,7 @@ func TestErrorsSayWhatToFix(t *testing.T) {
 func TestStreamableHTTP(t *testing.T) {
 	w := newWorld(t)
 
-	for name, header := range map[string]string{"no token": "", "a wrong token": "Bearer lbk_wrong"} {
+	for name, header := range map[string]string{"no token": "", "a wrong token": "Bearer lbk_wrong", "a token without its scheme": w.alice} {
 		req, _ := http.NewRequest(http.MethodPost, w.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")

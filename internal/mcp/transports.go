@@ -80,8 +80,11 @@ const callerExtra = "logbook.caller"
 // problem document.
 func authenticate(svc *service.Service, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		caller, err := svc.Authenticate(r.Context(), token)
+		token, err := service.BearerToken(r.Header.Get("Authorization"))
+		var caller service.Caller
+		if err == nil {
+			caller, err = svc.Authenticate(r.Context(), token)
+		}
 		switch {
 		case errors.Is(err, logbook.ErrUnauthorized):
 			w.Header().Set("WWW-Authenticate", `Bearer realm="logbook"`)

@@ -70,8 +70,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.StatusUnsupportedMediaType)
 		return
 	}
-	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	caller, err := h.svc.Authenticate(r.Context(), token)
+	token, err := service.BearerToken(r.Header.Get("Authorization"))
+	var caller service.Caller
+	if err == nil {
+		caller, err = h.svc.Authenticate(r.Context(), token)
+	}
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="logbook"`)
 		writeStatus(w, asJSON, http.StatusUnauthorized, codeUnauthenticated,

@@ -35,6 +35,24 @@ func hashToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// BearerToken returns the token of an Authorization header's value, as
+// RFC 6750 sends it: the scheme "Bearer" in any case (RFC 9110 makes
+// schemes case-insensitive), one or more spaces, the token. No header is
+// ErrUnauthorized asking for one; a token without the scheme, or another
+// scheme (Basic, …), is ErrUnauthorized saying what to send. The error
+// never repeats the header, which may hold a secret.
+func BearerToken(header string) (string, error) {
+	header = strings.TrimSpace(header)
+	if header == "" {
+		return "", fmt.Errorf("no token: send Authorization: Bearer TOKEN: %w", logbook.ErrUnauthorized)
+	}
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", fmt.Errorf("the Authorization header must be the scheme Bearer, a space and the token (RFC 6750): send Authorization: Bearer TOKEN: %w", logbook.ErrUnauthorized)
+	}
+	return strings.TrimLeft(token, " "), nil
+}
+
 // Authenticate returns the caller a bearer token stands for, or
 // ErrUnauthorized.
 func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error) {

@@ -7,11 +7,13 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/store"
 	"github.com/logbookhq/logbook/internal/store/pgstore"
@@ -118,4 +120,38 @@ func storedText(t *testing.T, engine, url string) []byte {
 		rows.Close()
 	}
 	return all
+}
+
+// TestBearerToken: the Authorization header is read as RFC 6750 says: the
+// scheme Bearer in any case, then the token; a bare token or another
+// scheme is refused, and the refusal does not repeat what was sent.
+func TestBearerToken(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, want string
+	}{
+		{"Bearer", "Bearer lbk_abc", "lbk_abc"},
+		{"lower case", "bearer lbk_abc", "lbk_abc"},
+		{"upper case, spaces", "  BEARER   lbk_abc ", "lbk_abc"},
+		{"no header", "", ""},
+		{"a bare token", "lbk_abc", ""},
+		{"another scheme", "Basic lbk_abc", ""},
+		{"the scheme alone", "Bearer", ""},
+		{"the scheme run into the token", "Bearerlbk_abc", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := service.BearerToken(tc.header)
+			if tc.want != "" {
+				if got != tc.want || err != nil {
+					t.Errorf("BearerToken(%q) = %q, %v; want %q", tc.header, got, err, tc.want)
+				}
+				return
+			}
+			if !errors.Is(err, logbook.ErrUnauthorized) || got != "" {
+				t.Errorf("BearerToken(%q) = %q, %v; want ErrUnauthorized", tc.header, got, err)
+			}
+			if err != nil && strings.Contains(err.Error(), "lbk_abc") {
+				t.Errorf("the error repeats the header: %v", err)
+			}
+		})
+	}
 }
