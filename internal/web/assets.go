@@ -43,12 +43,17 @@ func (a *assets) URL(name string) string {
 	return "/static/" + name + "?v=" + v
 }
 
+// ServeHTTP serves the embedded files, and 404 for any other path: a
+// folder (no listings), a name that is not embedded, or one the file system
+// would refuse as invalid (/static/%ff), which http.FileServerFS answers
+// with a 500.
 func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "" || r.URL.Path[len(r.URL.Path)-1] == '/' {
-		http.NotFound(w, r) // no directory listings
+	version, ok := a.versions[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
 		return
 	}
-	if r.URL.Query().Get("v") == a.versions[r.URL.Path] {
+	if r.URL.Query().Get("v") == version {
 		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		w.Header().Set("Cache-Control", "no-cache")

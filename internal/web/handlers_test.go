@@ -393,6 +393,11 @@ func TestStatic(t *testing.T) {
 	}
 	b.get(t, c, "/static/", 404)
 	b.get(t, c, "/static/nope.js", 404)
+	// Paths the file system refuses (invalid UTF-8, an overlong "."
+	// encoding) are not found either, never a server error.
+	for _, path := range []string{"/static/%ff", "/static/%80", "/static/%c0%ae", "/static/%c0%ae/app.js", "/static/..%2fweb.go", "/static/app.js%00"} {
+		b.get(t, c, path, 404)
+	}
 	if r := b.get(t, c, "/healthz", 200); r.header.Get("Content-Security-Policy") != "" {
 		t.Error("the UI's headers leak onto the API")
 	}
