@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -94,6 +95,9 @@ func queryParameter(name string) map[string]any {
 		param["description"] = "A time: " + strings.TrimPrefix(logbook.TimeHint, "write ") + "."
 	case "min_duration":
 		param["description"] = "A duration: 90m, 36h or 7d."
+	case "q":
+		param["schema"] = map[string]any{"type": "string", "maxLength": logbook.MaxQueryLen}
+		param["description"] = fmt.Sprintf("Words that must all appear in the title or goal: at most %d words, %d characters.", logbook.MaxQueryWords, logbook.MaxQueryLen)
 	}
 	return param
 }

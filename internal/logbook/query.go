@@ -2,7 +2,9 @@ package logbook
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // SessionFilter selects sessions in a list. Zero fields select everything;
@@ -24,6 +26,30 @@ type SessionFilter struct {
 	MinDuration  time.Duration
 	MinToolCalls int64
 	Query        string // words that must all appear in the title or goal
+}
+
+// Bounds of a list's text search (SessionFilter.Query). Each word is one
+// more pattern matched against every title and goal the other filters
+// leave, and SQLite refuses a statement of some 500 words or a pattern of
+// 50,000 bytes: the bounds keep a search well inside both and still take
+// a whole title pasted in.
+const (
+	MaxQueryLen   = 200 // characters in the search
+	MaxQueryWords = 32  // words in the search
+)
+
+// Validate checks what a list's filter cannot be clipped into: the size of
+// its text search (MaxQueryLen, MaxQueryWords). A search over a bound is
+// a *ValidationError naming field "q" and the bound, never cut short,
+// because a shorter search would list sessions the caller did not ask for.
+func (f SessionFilter) Validate() error {
+	if n := len(strings.Fields(f.Query)); n > MaxQueryWords {
+		return Invalid("q", "the search has %d words; search for at most %d words", n, MaxQueryWords)
+	}
+	if n := utf8.RuneCountInString(f.Query); n > MaxQueryLen {
+		return Invalid("q", "the search is %d characters long; search for at most %d characters", n, MaxQueryLen)
+	}
+	return nil
 }
 
 // SessionSort is the order of a session list, newest or longest first.

@@ -454,6 +454,8 @@ func TestErrorsSayWhatToFix(t *testing.T) {
 		{"claim", map[string]any{"session_id": sess.ID, "subject": "x", "ttl_minutes": 5000}, "ttl_minutes: give a TTL from 1 to 1440 minutes"},
 		{"list_sessions", map[string]any{"since": "yesterday"}, `since: "yesterday" is not a time`},
 		{"list_sessions", map[string]any{"project": "other"}, `this token is for project "demo", not "other"`},
+		{"list_sessions", map[string]any{"q": strings.Repeat("word ", 500)}, "q: the search has 500 words; search for at most 32 words"},
+		{"list_sessions", map[string]any{"q": strings.Repeat("x", 50000)}, "q: the search is 50000 characters long; search for at most 200 characters"},
 		{"release", map[string]any{"claim_id": "nope"}, `no claim "nope" in your projects`},
 	} {
 		if got := fails(t, alice, c.tool, c.args); got != c.want && !strings.HasPrefix(got, c.want) {

@@ -124,6 +124,9 @@ func (s *Service) ListSessions(ctx context.Context, c Caller, p ListParams) (Ses
 	if !p.Sort.Valid() {
 		return SessionPage{}, logbook.Invalid("sort", "%q is not a sort; use last_seen, started or duration", p.Sort)
 	}
+	if err := p.Filter.Validate(); err != nil {
+		return SessionPage{}, err
+	}
 	now := s.now()
 	params := store.SessionListParams{Project: project, Filter: p.Filter, Sort: p.Sort, Limit: p.Limit + 1, Now: now, IdleBefore: now.Add(-s.idle)}
 	if p.Cursor != "" {

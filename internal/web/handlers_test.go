@@ -195,10 +195,16 @@ func TestSessionsList(t *testing.T) {
 
 	t.Run("BadFilter", func(t *testing.T) {
 		t.Parallel()
-		r := b.get(t, c, "/sessions?state=sleeping", 200)
-		expectHas(t, r.body, `role="alert"`, "is not a state")
-		r = b.get(t, c, "/sessions?since=yesterday", 200)
+		r := b.get(t, c, "/sessions?state=sleeping", 400)
+		expectHas(t, r.body, `role="alert"`, "is not a state", `<form class="filters"`)
+		r = b.get(t, c, "/sessions?since=yesterday", 400)
 		expectHas(t, r.body, "is not a time")
+		b.get(t, c, "/sessions?state=sleeping&part=rows", 400)
+		// A search over its bounds says the bound (SQLite could not run it).
+		r = b.get(t, c, "/sessions?q="+strings.Repeat("word+", 500), 400)
+		expectHas(t, r.body, `role="alert"`, fmt.Sprintf("search for at most %d words", logbook.MaxQueryWords))
+		r = b.get(t, c, "/sessions?q="+strings.Repeat("x", 50000), 400)
+		expectHas(t, r.body, `role="alert"`, fmt.Sprintf("search for at most %d characters", logbook.MaxQueryLen))
 	})
 
 	t.Run("RowsFragment", func(t *testing.T) {

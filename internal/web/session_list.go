@@ -84,19 +84,22 @@ func (h *handler) listSessions(w http.ResponseWriter, r *http.Request, v viewer)
 			}
 		}
 	}
+	status := http.StatusOK
 	if err != nil {
+		// A filter that cannot be read is a 400 showing the form again
+		// with what to fix; the refresh of the rows alone just fails.
 		var invalid *logbook.ValidationError
-		if !errors.As(err, &invalid) {
+		if !errors.As(err, &invalid) || q.Get("part") == "rows" {
 			h.renderError(w, r, v, err)
 			return
 		}
-		data.Problem = invalid.Error()
+		data.Problem, status = invalid.Error(), http.StatusBadRequest
 	}
 	if q.Get("part") == "rows" {
 		h.renderPart(w, r, "session_list", "rows", v.page("", "", data))
 		return
 	}
-	h.render(w, r, http.StatusOK, "session_list", v.page("Sessions", "sessions", data))
+	h.render(w, r, status, "session_list", v.page("Sessions", "sessions", data))
 }
 
 // readFilters reads the filters as given, to fill the form again.
