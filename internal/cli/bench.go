@@ -34,7 +34,7 @@ func benchCmd(ctx context.Context, env Env, args []string) int {
 	duration := fs.Duration("duration", 10*time.Second, "how long to send load")
 	batch := fs.Int("batch", 1, "entries per batch (hooks send 1)")
 	server := fs.String("server", "", "load an existing server at this URL (with --token and --project) instead of an in-process one")
-	token := fs.String("token", env.Getenv("LOGBOOK_TOKEN"), "with --server: a project token")
+	token := tokenFlag(fs, env, "with --server: a project `token` (default: env LOGBOOK_TOKEN)")
 	project := fs.String("project", "bench", "with --server: the token's project")
 	db := fs.String("db", "", "in-process server's database: a postgres:// URL (default: SQLite in a temporary folder)")
 	seed := fs.Int("seed", 0, "instead of load: fill --db with this many sessions and realistic entries")

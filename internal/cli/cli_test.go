@@ -104,6 +104,38 @@ func TestTokenCreateAndAdminFromEnv(t *testing.T) {
 	}
 }
 
+// TestUsageHidesTheToken: every command's usage message, asked for or
+// shown after a wrong flag, says -token defaults to LOGBOOK_TOKEN and never
+// shows the token itself.
+func TestUsageHidesTheToken(t *testing.T) {
+	const token = "lbk_SECRET-TOKEN-VALUE"
+	vars := map[string]string{"LOGBOOK_TOKEN": token}
+	var commands [][]string
+	for _, c := range [][]string{{"serve"}, {"token", "create"}, {"token", "revoke"}, {"migrate"}, {"classify"},
+		{"sessions", "list"}, {"sessions", "show"}, {"sessions", "tail"}, {"sessions", "stats"}, {"claims"},
+		{"hook", "claude"}, {"hook", "install"}, {"mcp"}, {"import", "claude"}, {"why"}, {"backup"}, {"prune"}, {"bench"}} {
+		commands = append(commands, append(c[:len(c):len(c)], "--help"), append(c[:len(c):len(c)], "--no-such-flag"))
+	}
+	shown := 0
+	for _, args := range commands {
+		var stdout, stderr bytes.Buffer
+		cli.Run(context.Background(), env(&stdout, &stderr, vars), args)
+		out := stdout.String() + stderr.String()
+		if strings.Contains(out, token) {
+			t.Errorf("logbook %s shows the token:\n%s", strings.Join(args, " "), out)
+		}
+		if strings.Contains(out, "-token") {
+			shown++
+			if !strings.Contains(out, "env LOGBOOK_TOKEN") {
+				t.Errorf("logbook %s does not say where -token comes from:\n%s", strings.Join(args, " "), out)
+			}
+		}
+	}
+	if shown < 16 { // sessions ×4, claims, mcp, import, why, bench: --help and a wrong flag
+		t.Errorf("only %d usage messages show -token", shown)
+	}
+}
+
 func TestHelp(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := cli.Run(context.Background(), env(&stdout, &stderr, nil), []string{"--help"}); code != 0 || !strings.Contains(stdout.String(), "serve") {

@@ -31,7 +31,7 @@ func MCP(ctx context.Context, env Env, args []string) int {
 	fs.SetOutput(env.Stderr)
 	srv := serverFlags{
 		server: fs.String("server", env.Getenv("LOGBOOK_URL"), "logbook server URL (env LOGBOOK_URL; default http://127.0.0.1:7474)"),
-		token:  fs.String("token", env.Getenv("LOGBOOK_TOKEN"), "bearer token the tools act with (env LOGBOOK_TOKEN)"),
+		token:  tokenFlag(fs, env, "bearer `token` the tools act with (default: env LOGBOOK_TOKEN)"),
 	}
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, mcpUsage)

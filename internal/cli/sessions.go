@@ -27,10 +27,26 @@ type serverFlags struct {
 func addServerFlags(fs *flag.FlagSet, env Env) serverFlags {
 	return serverFlags{
 		server:  fs.String("server", env.Getenv("LOGBOOK_URL"), "logbook server URL (env LOGBOOK_URL; default http://127.0.0.1:7474)"),
-		token:   fs.String("token", env.Getenv("LOGBOOK_TOKEN"), "bearer token (env LOGBOOK_TOKEN)"),
+		token:   tokenFlag(fs, env, "bearer `token` (default: env LOGBOOK_TOKEN)"),
 		project: fs.String("project", env.Getenv("LOGBOOK_PROJECT"), "project (env LOGBOOK_PROJECT; default the token's)"),
 	}
 }
+
+// tokenFlag defines -token, whose value is LOGBOOK_TOKEN unless given.
+// Its usage says where the default comes from and never shows it: a
+// usage message lands in terminals, logs and bug reports.
+func tokenFlag(fs *flag.FlagSet, env Env, usage string) *string {
+	v := &secretValue{value: env.Getenv("LOGBOOK_TOKEN")}
+	fs.Var(v, "token", usage)
+	return &v.value
+}
+
+// secretValue is a string flag that shows nothing of its value: String is
+// what flag prints as the default, so it is always empty.
+type secretValue struct{ value string }
+
+func (v *secretValue) String() string     { return "" }
+func (v *secretValue) Set(s string) error { v.value = s; return nil }
 
 func (f serverFlags) client() *client.Client {
 	server := *f.server
