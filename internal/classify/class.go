@@ -16,15 +16,18 @@ const (
 	ConfigMutation Class = "config_mutation" // changes system, repository-remote or infrastructure configuration
 	ServiceControl Class = "service_control" // starts, stops or restarts services, machines, containers
 	PackageInstall Class = "package_install" // installs or removes software
+	SecretRead     Class = "secret_read"     // reads or prints credentials: keys, tokens, passwords, .env files, the whole environment
 	Privilege      Class = "privilege"       // runs as another user, changes users, owners or permissions
 	Destructive    Class = "destructive"     // deletes or overwrites data that cannot be got back
 	Unknown        Class = "unknown"         // the classifier cannot tell what the command does
 )
 
 // Classes lists every class in order of Rank, unknown last.
-var Classes = []Class{ReadOnly, WorkspaceWrite, Network, ConfigMutation, ServiceControl, PackageInstall, Privilege, Destructive, Unknown}
+var Classes = []Class{ReadOnly, WorkspaceWrite, Network, ConfigMutation, ServiceControl, PackageInstall, SecretRead, Privilege, Destructive, Unknown}
 
-// Rank orders classes by risk: read_only is 0, destructive 7. Unknown ranks
+// Rank orders classes by risk: read_only is 0, destructive 9. Reading a
+// secret ranks above installing software: a leaked credential reaches
+// further than anything a package manager does to one machine. Unknown ranks
 // just below destructive, so that the worst of unknown and anything short of
 // destructive is unknown: a command line with one part the classifier cannot
 // read is a command line it cannot vouch for. Rank returns -1 for a value
@@ -43,12 +46,14 @@ func (c Class) Rank() int {
 		return 4
 	case PackageInstall:
 		return 5
-	case Privilege:
+	case SecretRead:
 		return 6
-	case Unknown:
+	case Privilege:
 		return 7
-	case Destructive:
+	case Unknown:
 		return 8
+	case Destructive:
+		return 9
 	}
 	return -1
 }

@@ -37,7 +37,7 @@ const (
 // an empty line is read_only with no reasons. It is safe for concurrent use.
 func Classify(command string, p Policy) Verdict {
 	work := maxWork
-	st := &state{class: ReadOnly, work: &work}
+	st := &state{class: ReadOnly, work: &work, policy: p}
 	if len(command) > maxCommandBytes {
 		st.add(clip(command), Unknown, fmt.Sprintf("command too long to read (%d bytes; the limit is %d)", len(command), maxCommandBytes))
 	} else {
@@ -54,6 +54,10 @@ func Classify(command string, p Policy) Verdict {
 		v.Reasons = append(v.Reasons, Reason{Command: "…", Class: st.droppedClass, Rule: fmt.Sprintf("%d more commands not listed", st.dropped)})
 	}
 	v.Decision = p.Decide(v.Class)
+	for i := range v.Reasons {
+		v.Reasons[i].Decision = p.Decide(v.Reasons[i].Class)
+		v.Decision = v.Decision.Stricter(v.Reasons[i].Decision)
+	}
 	return v
 }
 
@@ -93,6 +97,9 @@ type state struct {
 	// funcs names the shell functions the line defines; calling one runs
 	// a body that is judged where it is defined.
 	funcs map[string]bool
+
+	// policy carries the project's own rules (see Rule).
+	policy Policy
 
 	// tmpdirSet records an assignment to TMPDIR anywhere in the line, so
 	// that $TMPDIR is no longer trusted to be a temporary directory.
@@ -424,6 +431,9 @@ func (st *state) call(args []arg, in input) {
 	}
 	cmd := command{name: programName(name.text), args: args[1:], all: args, in: in}
 	j := judge(st, cmd)
+	if !j.wrapper {
+		j = st.projectRule(cmd, j)
+	}
 	if j.rule == "" {
 		return // a wrapper that said nothing of its own
 	}
@@ -431,6 +441,26 @@ func (st *state) call(args []arg, in input) {
 		st.record(args)
 	}
 	st.add(line, j.class, j.rule)
+}
+
+// projectRule applies the first of the project's rules that matches cmd
+// to the classifier's own judgement j. A rule sets the class of a command
+// the classifier cannot read and raises any other, but never lowers a
+// class the classifier knows.
+func (st *state) projectRule(cmd command, j judgement) judgement {
+	r := st.policy.ruleFor(cmd.name, texts(cmd.args))
+	if r == nil {
+		return j
+	}
+	rule := "project rule: " + r.Reason
+	switch {
+	case j.class == Unknown || j.rule == "":
+		return is(r.Class, rule)
+	case r.Class.Rank() > j.class.Rank():
+		return is(r.Class, rule+" (logbook alone says: "+j.rule+")")
+	}
+	j.rule += " (a project rule says " + string(r.Class) + ", which does not lower what logbook knows)"
+	return j
 }
 
 // command is one simple command being judged.

@@ -977,7 +977,7 @@ func TestClassifyTable(t *testing.T) {
 		seen[tc.cmd] = true
 		t.Run(tc.group+"/"+strings.ReplaceAll(tc.cmd, "/", "∕"), func(t *testing.T) {
 			t.Parallel()
-			v := Classify(tc.cmd, nil)
+			v := Classify(tc.cmd, Policy{})
 			if v.Class != tc.want {
 				t.Errorf("Classify(%q) = %s, want %s\nreasons: %+v", tc.cmd, v.Class, tc.want, v.Reasons)
 			}

@@ -125,7 +125,7 @@ type EvalReport struct {
 func Evaluate(rows []EvalRow) EvalReport {
 	rep := EvalReport{BySource: map[string]Tally{}, ByExpect: map[string]Tally{}}
 	for _, row := range rows {
-		v := Classify(row.Command, nil)
+		v := Classify(row.Command, Policy{})
 		ok := row.Agrees(v.Class)
 		count := func(t Tally) Tally {
 			t.Total++

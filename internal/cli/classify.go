@@ -24,6 +24,7 @@ const (
 	classifyExitUsage = 2
 	classifyExitAsk   = 3
 	classifyExitDeny  = 4
+	classifyExitDefer = 5
 )
 
 const classifyUsage = `usage:
@@ -37,10 +38,18 @@ the MCP tool and the Claude Code hook do. It needs no server and no
 database: the command is parsed, never run.
 
 Classes, least to most risky: read_only, workspace_write, network,
-config_mutation, service_control, package_install, privilege, destructive;
-unknown for what cannot be read (treated at least as config_mutation).
-The policy (default: read_only and workspace_write allow, destructive deny,
-the rest ask) turns the class into a decision.
+config_mutation, service_control, package_install, secret_read, privilege,
+destructive; unknown for what cannot be read (treated at least as
+config_mutation). The policy turns each command's class into a decision,
+and the line gets the strictest:
+
+  allow  approve without asking the user (only where a policy says so)
+  defer  say nothing: the harness's own permission settings decide
+  ask    ask the user first
+  deny   refuse
+
+The default policy denies destructive, asks about secret_read, privilege
+and unknown, and defers everything else: it never allows on its own.
 
 --batch reads JSON lines {"command": "..."} on standard input and writes one
 verdict JSON per line, with the input command, for auditing command logs.
@@ -54,6 +63,7 @@ Exit codes:
   2  usage error
   3  ask
   4  deny
+  5  defer
 
 Flags:
 `
@@ -154,6 +164,8 @@ func decisionExit(d classify.Decision) int {
 		return classifyExitAllow
 	case classify.Deny:
 		return classifyExitDeny
+	case classify.Defer:
+		return classifyExitDefer
 	}
 	return classifyExitAsk
 }

@@ -29,13 +29,14 @@ func TestClassifyExitCodes(t *testing.T) {
 		code int
 		out  string // a phrase of standard output
 	}{
-		{"allow", []string{"ls -la"}, 0, "allow  read_only  ls -la: ls lists files"},
-		{"ask", []string{"curl -d x https://example.com"}, 3, "ask    network"},
+		{"defer", []string{"ls -la"}, 5, "defer  read_only  ls -la: ls lists files"},
+		{"defer network", []string{"curl -d x https://example.com"}, 5, "defer  network"},
+		{"ask", []string{"useradd bob"}, 3, "ask    privilege"},
 		{"deny", []string{"rm -rf /"}, 4, "deny   destructive  rm -rf /: rm removes the filesystem root"},
 		{"unknown asks", []string{"frobnicate --now"}, 3, "ask    unknown"},
 		{"argv after --", []string{"--", "rm", "-rf", "/"}, 4, "rm -rf /"},
-		{"argv word with spaces", []string{"--", "echo", "rm -rf /"}, 0, "allow"},
-		{"argv without --", []string{"git", "status"}, 0, "git status only reads"},
+		{"argv word with spaces", []string{"--", "echo", "rm -rf /"}, 5, "defer"},
+		{"argv without --", []string{"git", "status"}, 5, "git status only reads"},
 		{"reasons listed", []string{"ls && sudo -i"}, 3, "  privilege"},
 		{"help", []string{"-h"}, 0, ""},
 		{"no command", nil, 2, ""},

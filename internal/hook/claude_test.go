@@ -67,13 +67,10 @@ func TestClaudeFixtures(t *testing.T) {
 		}
 		switch {
 		case p.Event == EventPreToolUse && p.ToolName == "Bash":
-			var a Answer
-			if err := json.Unmarshal([]byte(stdout), &a); err != nil {
-				t.Fatalf("%s: the answer %q is not JSON: %v", filepath.Base(f), stdout, err)
-			}
-			if a.HookSpecificOutput.HookEventName != "PreToolUse" || a.HookSpecificOutput.PermissionDecision != "allow" ||
-				!strings.Contains(a.HookSpecificOutput.PermissionDecisionReason, "pwd") {
-				t.Errorf("%s: answer %s, want allow naming pwd", filepath.Base(f), stdout)
+			// pwd is read_only, which the default policy defers to
+			// Claude Code's own permissions: no answer at all.
+			if stdout != "" {
+				t.Errorf("%s: answer %s, want none (defer)", filepath.Base(f), stdout)
 			}
 		case stdout != "":
 			t.Errorf("%s printed %q on stdout; only a Bash PreToolUse answers", filepath.Base(f), stdout)
@@ -166,7 +163,7 @@ func TestClaudeFixtures(t *testing.T) {
 			}
 		}
 	}
-	if decision.Decision != "allow" || decision.Command != "pwd" || decision.Class != "read_only" {
+	if decision.Decision != "defer" || decision.Command != "pwd" || decision.Class != "read_only" {
 		t.Errorf("the Bash decision is not recorded: %+v (notes %+v)", decision, notes)
 	}
 	if msgs := entriesOf(v, logbook.KindMessage); len(msgs) != 1 || msgs[0].Role != "assistant" || msgs[0].Text != "2 + 2 = 4" {

@@ -42,8 +42,13 @@ type AnswerOutput struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason"`
 }
 
-// writeAnswer prints d as Claude Code's PreToolUse answer.
+// writeAnswer prints d as Claude Code's PreToolUse answer. Defer prints
+// nothing: a hook that exits 0 without a permissionDecision leaves the call
+// to Claude Code's own permission settings, exactly as without logbook.
 func writeAnswer(w io.Writer, h *Hook, d *Decision) {
+	if d.Decision == classify.Defer {
+		return
+	}
 	raw, err := json.Marshal(Answer{HookSpecificOutput: AnswerOutput{
 		HookEventName: EventPreToolUse, PermissionDecision: string(d.Decision), PermissionDecisionReason: d.Reason,
 	}})
@@ -108,7 +113,7 @@ func verdictReason(v classify.Verdict) string {
 	if r := v.Summary(); r.Command != "" {
 		s += fmt.Sprintf(": `%s`: %s", r.Command, r.Rule)
 	}
-	if more := len(v.Reasons) - 1; more > 0 && v.Decision != classify.Allow {
+	if more := len(v.Reasons) - 1; more > 0 && (v.Decision == classify.Ask || v.Decision == classify.Deny) {
 		s += fmt.Sprintf(" (%d more commands checked)", more)
 	}
 	return s

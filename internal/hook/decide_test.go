@@ -32,19 +32,39 @@ func answerOf(t *testing.T, stdout string) AnswerOutput {
 	return a.HookSpecificOutput
 }
 
+// decisionOf reads a PreToolUse answer's decision and reason; no answer at
+// all is defer, which leaves the call to Claude Code's own permissions.
+func decisionOf(t *testing.T, stdout string) (decision, reason string) {
+	t.Helper()
+	if strings.TrimSpace(stdout) == "" {
+		return "defer", ""
+	}
+	a := answerOf(t, stdout)
+	if a.PermissionDecision == "" || a.PermissionDecision == "defer" {
+		t.Fatalf("answer %q: a hook that defers must print nothing", stdout)
+	}
+	return a.PermissionDecision, a.PermissionDecisionReason
+}
+
 // TestPreToolUseDecisions: Bash commands get the default policy's answer,
 // naming the inner command and its rule, with the server up and down; the
-// decision is recorded beside the tool call.
+// decision is recorded beside the tool call. The default policy never
+// answers allow: what it does not deny or ask about it leaves to Claude
+// Code's own permission prompt, printing nothing.
 func TestPreToolUseDecisions(t *testing.T) {
 	srv := newTestServer(t)
 	cases := []struct {
 		command, decision, names string
 	}{
 		{"rm -rf /", "deny", "rm -rf /"},
-		{"ls", "allow", "ls"},
-		{"pip install requests", "ask", "pip install requests"},
+		{"ls", "defer", ""},
+		{"make deploy", "defer", ""},
+		{"npm run deploy", "defer", ""},
+		{"go run ./cmd/migrate", "defer", ""},
+		{"pip install requests", "defer", ""},
+		{"useradd bob", "ask", "useradd bob"},
 		{"sudo bash -c 'rm -rf /'", "deny", "rm -rf /"}, // the inner command, not the wrapper
-		{"git status && curl -X POST https://example.com -d x=1", "ask", "curl -X POST"},
+		{"git status && curl -X POST https://example.com -d x=1", "defer", ""},
 	}
 	for _, up := range []bool{true, false} {
 		cfg := srv.config(t)
@@ -52,15 +72,10 @@ func TestPreToolUseDecisions(t *testing.T) {
 			cfg.URL = "http://127.0.0.1:1" // nothing listens there
 		}
 		for _, c := range cases {
-			start := time.Now()
 			stdout, _ := runClaude(t, cfg, bashPayload(t, "s1", c.command))
-			if d := time.Since(start); d > 500*time.Millisecond {
-				t.Errorf("server up %v: %q took %v to answer", up, c.command, d)
-			}
-			a := answerOf(t, stdout)
-			if a.PermissionDecision != c.decision || !strings.Contains(a.PermissionDecisionReason, c.names) {
-				t.Errorf("server up %v: %q → %s (%q), want %s naming %q", up, c.command, a.PermissionDecision,
-					a.PermissionDecisionReason, c.decision, c.names)
+			decision, reason := decisionOf(t, stdout)
+			if decision != c.decision || !strings.Contains(reason, c.names) {
+				t.Errorf("server up %v: %q → %s (%q), want %s naming %q", up, c.command, decision, reason, c.decision, c.names)
 			}
 		}
 		if !up {
@@ -145,7 +160,8 @@ func TestPolicyFetchedAndCached(t *testing.T) {
 	cfg.Now = func() time.Time { return now }
 	decide := func(command string) string {
 		stdout, _ := runClaude(t, cfg, bashPayload(t, "s1", command))
-		return answerOf(t, stdout).PermissionDecision
+		d, _ := decisionOf(t, stdout)
+		return d
 	}
 	if got := decide("git push"); got != "allow" {
 		t.Errorf("git push under a policy allowing network: %s", got)
@@ -176,8 +192,8 @@ func TestPolicyFetchedAndCached(t *testing.T) {
 	// A project without a policy (404, as the server answers today): default.
 	cfg.URL = srv.url()
 	cfg.Project = "other"
-	if got := decide("git push"); got != "ask" {
-		t.Errorf("default policy for git push: %s", got)
+	if got := decide("git push"); got != "defer" {
+		t.Errorf("default policy for git push: %s, want defer", got)
 	}
 }
 

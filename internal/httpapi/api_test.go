@@ -286,15 +286,18 @@ func TestAPI(t *testing.T) {
 				t.Errorf("classify rm -rf /: %s", r.raw)
 			}
 			r = c.do("POST", "/v1/classify", alice, map[string]string{"command": "curl -X POST https://example.com -d x=1"}).expect(t, 200)
-			if r.body["decision"] != "ask" {
-				t.Errorf("default policy for a POST: %s", r.raw)
+			if r.body["decision"] != "defer" {
+				t.Errorf("default policy for a POST: %s, want defer", r.raw)
 			}
 			c.do("PUT", "/v1/projects/demo/policy", alice, map[string]string{"network": "allow"}).problem(t, 403, "")
 			c.do("PUT", "/v1/projects/demo/policy", adminToken, map[string]string{"network": "sure"}).problem(t, 400, "policy")
 			p := c.do("PUT", "/v1/projects/demo/policy", adminToken, map[string]any{"policy": map[string]string{"network": "allow"}}).expect(t, 200)
-			if p.body["policy"].(map[string]any)["network"] != "allow" || p.body["policy"].(map[string]any)["destructive"] != "deny" {
-				t.Errorf("policy after PUT: %s", p.raw)
+			if p.body["policy"].(map[string]any)["network"] != "allow" || p.body["policy"].(map[string]any)["destructive"] != nil ||
+				p.body["effective"].(map[string]any)["destructive"] != "deny" || p.body["effective"].(map[string]any)["read_only"] != "defer" {
+				t.Errorf("policy after PUT: %s; want what was set under policy, every class under effective", p.raw)
 			}
+			c.do("PUT", "/v1/projects/demo/policy", adminToken, map[string]any{"rules": []map[string]any{{"program": "deployctl", "class": "destructive"}}}).
+				problem(t, 400, "policy")
 			g := c.do("GET", "/v1/projects/demo/policy", bob, nil).expect(t, 200)
 			if g.body["policy"].(map[string]any)["network"] != "allow" {
 				t.Errorf("GET policy: %s", g.raw)

@@ -8,10 +8,16 @@ import (
 	"github.com/logbookhq/logbook/internal/service"
 )
 
-// policyAnswer is the answer of GET and PUT /v1/projects/{project}/policy.
+// policyAnswer is the answer of GET and PUT /v1/projects/{project}/policy:
+// the policy as the project set it, and in effect, every class named.
 type policyAnswer struct {
-	Project string          `json:"project"`
-	Policy  classify.Policy `json:"policy"`
+	Project   string          `json:"project"`
+	Policy    classify.Policy `json:"policy"`
+	Effective classify.Policy `json:"effective"`
+}
+
+func newPolicyAnswer(project string, p classify.Policy) policyAnswer {
+	return policyAnswer{Project: project, Policy: p, Effective: p.Effective()}
 }
 
 type classifyRequest struct {
@@ -39,7 +45,7 @@ func (h *handler) getPolicy(w http.ResponseWriter, r *http.Request, c service.Ca
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, policyAnswer{r.PathValue("project"), policy})
+	writeJSON(w, http.StatusOK, newPolicyAnswer(r.PathValue("project"), policy))
 }
 
 func (h *handler) setPolicy(w http.ResponseWriter, r *http.Request, c service.Caller) {
@@ -60,5 +66,5 @@ func (h *handler) setPolicy(w http.ResponseWriter, r *http.Request, c service.Ca
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, policyAnswer{r.PathValue("project"), policy})
+	writeJSON(w, http.StatusOK, newPolicyAnswer(r.PathValue("project"), policy))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/classify"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -113,6 +114,7 @@ var (
 	rawJSONType    = reflect.TypeOf(json.RawMessage(nil))
 	timeType       = reflect.TypeOf(time.Time{})
 	flexStringType = reflect.TypeOf(flexString(""))
+	policyType     = reflect.TypeOf(classify.Policy{})
 )
 
 // schemaOf describes a value of type t as encoding/json reads or writes
@@ -126,6 +128,8 @@ func schemaOf(t reflect.Type, depth int, answer bool) map[string]any {
 		return map[string]any{"type": "string", "format": "date-time"}
 	case flexStringType:
 		return map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}
+	case policyType:
+		return policySchema(depth, answer)
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -160,6 +164,22 @@ func schemaOf(t reflect.Type, depth int, answer bool) map[string]any {
 		return schema
 	}
 	return map[string]any{}
+}
+
+// policySchema describes a classify.Policy as its MarshalJSON writes it:
+// a member per class it names, holding a decision, and "rules".
+func policySchema(depth int, answer bool) map[string]any {
+	decisions := make([]any, len(classify.Decisions))
+	for i, d := range classify.Decisions {
+		decisions[i] = string(d)
+	}
+	properties := map[string]any{
+		"rules": schemaOf(reflect.TypeOf([]classify.Rule{}), depth+1, answer),
+	}
+	for _, c := range classify.Classes {
+		properties[string(c)] = map[string]any{"type": "string", "enum": decisions}
+	}
+	return map[string]any{"type": "object", "properties": properties, "additionalProperties": false}
 }
 
 // nullable marks schema as also taking null (OpenAPI 3.0's way).

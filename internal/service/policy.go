@@ -9,43 +9,42 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
-// Policy returns the project's command policy: what it set, filled in with
-// the default for the classes it did not name.
+// Policy returns the project's command policy as it was set: the
+// decisions it chose and its rules. Classes it did not name take the
+// default decision (classify.DefaultDecision); Effective fills them in.
 func (s *Service) Policy(ctx context.Context, c Caller, project string) (classify.Policy, error) {
 	project, err := c.projectFor(project)
 	if err != nil {
-		return nil, err
+		return classify.Policy{}, err
 	}
 	raw, err := s.store.ProjectPolicyGet(ctx, project)
 	if err != nil && !isNotFound(err) {
-		return nil, err
+		return classify.Policy{}, err
 	}
 	if raw == "" {
-		return classify.DefaultPolicy(), nil
+		return classify.Policy{}, nil
 	}
 	p, err := classify.ParsePolicy([]byte(raw))
 	if err != nil {
-		return nil, fmt.Errorf("the stored policy of project %s cannot be read: %w", project, err)
+		return classify.Policy{}, fmt.Errorf("the stored policy of project %s cannot be read: %w", project, err)
 	}
 	return p, nil
 }
 
 // SetPolicy replaces a project's command policy. Only the admin may.
-// Classes it does not name take the default.
+// Classes it does not name take the default decision, now and after a
+// later change of the defaults: only what it names is stored.
 func (s *Service) SetPolicy(ctx context.Context, c Caller, project string, raw json.RawMessage) (classify.Policy, error) {
 	if !c.Admin {
-		return nil, fmt.Errorf("only the admin token sets a project's policy: %w", logbook.ErrForbidden)
+		return classify.Policy{}, fmt.Errorf("only the admin token sets a project's policy: %w", logbook.ErrForbidden)
 	}
 	project = logbook.Clip(project, logbook.MaxID)
 	if project == "" {
-		return nil, logbook.Invalid("project", "name the project")
+		return classify.Policy{}, logbook.Invalid("project", "name the project")
 	}
 	p, err := classify.ParsePolicy(raw)
 	if err != nil {
-		return nil, logbook.Invalid("policy", "%v; give an object from class (read_only, workspace_write, network, config_mutation, service_control, package_install, privilege, destructive, unknown) to allow, ask or deny", err)
-	}
-	if err := p.Validate(); err != nil {
-		return nil, logbook.Invalid("policy", "%v", err)
+		return classify.Policy{}, logbook.Invalid("policy", "%v", err)
 	}
 	stored, _ := json.Marshal(p)
 	err = s.inTx(ctx, func(tx *work) error {
