@@ -34,6 +34,9 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 			return nil, fmt.Errorf("error creating the database folder %s: %w", dir, err)
 		}
 	}
+	if err := sqlstore.CreatePrivate(path); err != nil {
+		return nil, fmt.Errorf("error creating the database file: %w", err)
+	}
 	// WAL lets readers go on while a write commits and survives a crash of
 	// the process without losing a committed transaction; synchronous=FULL
 	// syncs the log on every commit, so what was acknowledged survives a

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -16,6 +18,22 @@ var ErrBackupPostgres = errors.New(`logbook does not copy a PostgreSQL database 
   pg_dump --format=custom --file=PATH "postgres://USER@HOST:5432/DB"
 and restore it into an empty database with:
   pg_restore --no-owner --dbname="postgres://USER@HOST:5432/NEWDB" PATH`)
+
+// CreatePrivate makes an empty file at path that only its owner may read
+// and write (0600), unless a file is there already, which it leaves as it
+// is. A SQLite database holds every transcript, and SQLite would create
+// its file with the process's umask (0644 as a rule); it gives the
+// file's -wal and -shm companions the file's own mode.
+func CreatePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("error creating %s: %w", path, err)
+	}
+	return f.Close()
+}
 
 func (e executor) TokenRevoke(ctx context.Context, idOrHash string, at time.Time) (logbook.Token, error) {
 	var t logbook.Token
@@ -44,6 +62,12 @@ func (e executor) Backup(ctx context.Context, path string) error {
 	}
 	if _, ok := e.q.(*sql.DB); !ok {
 		return errors.New("a backup cannot run inside a transaction")
+	}
+	// The copy holds everything the database does: it is made readable by
+	// its owner only, before SQLite writes into it (VACUUM INTO takes an
+	// empty file).
+	if err := CreatePrivate(path); err != nil {
+		return err
 	}
 	// VACUUM INTO reads one consistent snapshot (other connections keep
 	// writing meanwhile, thanks to WAL) and writes a compact copy.
