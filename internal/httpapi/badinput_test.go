@@ -75,3 +75,37 @@ func TestListSearchBounds(t *testing.T) {
 		}
 	})
 }
+
+// TestAbsurdTokenCounts: two entries of 2^63-1 input tokens wrapped a
+// session's counter to -2 and the stats sums with it; such a count is now
+// a 400 naming the field and the bound, and stores nothing.
+func TestAbsurdTokenCounts(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		t.Parallel()
+		c := newServer(t, e)
+		alice := c.token("demo", "alice")
+		id := c.do("POST", "/v1/sessions", alice, `{"project":"demo","harness":"h"}`).expect(t, 201).body["id"].(string)
+		batch := func(tokens string) string {
+			entry := `{"kind":"message","role":"assistant","text":"hi","usage":{"input_tokens":` + tokens + `,"output_tokens":1}}`
+			return `{"entries":[` + entry + `,` + entry + `]}`
+		}
+
+		r := c.do("POST", "/v1/sessions/"+id+"/entries", alice, batch("9223372036854775807"))
+		r.problem(t, 400, "entries[0].usage.input_tokens")
+		if !strings.Contains(r.raw, strconv.FormatInt(logbook.MaxTokens, 10)) {
+			t.Errorf("the problem does not name the bound: %s", r.raw)
+		}
+		c.do("POST", "/v1/sessions/"+id+"/entries", alice, batch("9223372036854775808")).problem(t, 400, "entries.usage.input_tokens")
+
+		c.do("POST", "/v1/sessions/"+id+"/entries", alice, batch(strconv.FormatInt(logbook.MaxTokens, 10))).expect(t, 200)
+		sess := c.do("GET", "/v1/sessions/"+id, alice, nil).expect(t, 200).body["session"].(map[string]any)
+		if sess["entry_count"] != float64(2) || sess["input_tokens"] != float64(2*logbook.MaxTokens) {
+			t.Errorf("entry_count %v, input_tokens %v; want 2 and %d", sess["entry_count"], sess["input_tokens"], int64(2*logbook.MaxTokens))
+		}
+		stats := c.do("GET", "/v1/stats?project=demo&by=harness", alice, nil).expect(t, 200)
+		rows, _ := stats.body["groups"].([]any)
+		if len(rows) != 1 || rows[0].(map[string]any)["input_tokens"] != float64(2*logbook.MaxTokens) {
+			t.Errorf("stats: %s, want one row of %d input tokens", stats.raw, int64(2*logbook.MaxTokens))
+		}
+	})
+}

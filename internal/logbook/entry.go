@@ -2,6 +2,7 @@ package logbook
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -102,10 +103,26 @@ func (e *Entry) Normalize(field string) error {
 		e.Payload = nil
 	}
 	e.Payload = Payload(e.Payload)
-	if e.Usage != nil && (e.Usage.InputTokens < 0 || e.Usage.OutputTokens < 0) {
-		return Invalid(field+".usage", "token counts cannot be negative")
+	if e.Usage != nil {
+		for _, n := range []struct {
+			name  string
+			count int64
+		}{{"input_tokens", e.Usage.InputTokens}, {"output_tokens", e.Usage.OutputTokens}} {
+			if n.count < 0 || n.count > MaxTokens {
+				return Invalid(field+".usage."+n.name, "%d is not a token count of one model call; send 0 to %d", n.count, int64(MaxTokens))
+			}
+		}
 	}
 	return nil
+}
+
+// AddTokens adds n tokens to a counter that saturates at math.MaxInt64
+// instead of wrapping to a negative count.
+func AddTokens(counter, n int64) int64 {
+	if n > 0 && counter > math.MaxInt64-n {
+		return math.MaxInt64
+	}
+	return counter + n
 }
 
 // IsMessage reports whether the entry is a turn of the conversation, which

@@ -25,6 +25,11 @@ const (
 	MaxPageSize   = 200     // sessions in one list page
 	MaxEntryPage  = 500     // entries in one session read
 	MaxRequestLen = 8 << 20 // bytes in one request body
+	// MaxTokens bounds an entry's usage.input_tokens and output_tokens: a
+	// million times the largest context window of today's models, so a
+	// real count always passes and a wrong one (2^63-1, a timestamp) is
+	// refused, and a session's counters never come near wrapping.
+	MaxTokens = 1_000_000_000_000
 )
 
 // Ellipsis ends text that was clipped.

@@ -285,8 +285,8 @@ func count(sess *logbook.Session, e *logbook.Entry) {
 		sess.ToolCallCount++
 	}
 	if e.Usage != nil {
-		sess.InputTokens += e.Usage.InputTokens
-		sess.OutputTokens += e.Usage.OutputTokens
+		sess.InputTokens = logbook.AddTokens(sess.InputTokens, e.Usage.InputTokens)
+		sess.OutputTokens = logbook.AddTokens(sess.OutputTokens, e.Usage.OutputTokens)
 	}
 	if e.Kind == logbook.KindPrompt && sess.Prompt == "" {
 		sess.Prompt = logbook.Clip(e.Text, logbook.MaxLongText)

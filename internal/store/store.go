@@ -118,6 +118,8 @@ type Executor interface {
 	// failed at or after Since, newest first, for goal memory.
 	SessionListPrior(ctx context.Context, p SessionListPriorParams) ([]logbook.Session, error)
 	// SessionStats groups a project's sessions started at or after Since.
+	// Token sums saturate at math.MaxInt64 rather than fail or wrap; they
+	// are exact below 2^53.
 	SessionStats(ctx context.Context, p SessionStatsParams) ([]logbook.StatsRow, error)
 	// SessionListChildren lists the direct subagents of a session, oldest first.
 	SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error)

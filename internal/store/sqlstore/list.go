@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -230,8 +231,13 @@ func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) 
 	}
 	q := &query{}
 	now := q.arg(micros(p.Now))
+	// Token counts are summed as doubles, which cannot overflow (SQLite's
+	// SUM of integers fails past 2^63-1, PostgreSQL's would not fit an
+	// int64), and saturate at math.MaxInt64 when read; below 2^53 they
+	// are exact.
 	stmt := `SELECT ` + selected + `, COUNT(*), COALESCE(SUM(` + durationExpr(now) + `), 0),
-		COALESCE(SUM(s.input_tokens), 0), COALESCE(SUM(s.output_tokens), 0), COALESCE(SUM(s.tool_call_count), 0)
+		COALESCE(SUM(CAST(s.input_tokens AS DOUBLE PRECISION)), 0), COALESCE(SUM(CAST(s.output_tokens AS DOUBLE PRECISION)), 0),
+		COALESCE(SUM(s.tool_call_count), 0)
 		FROM sessions s WHERE s.project = ` + q.arg(p.Project) + ` AND s.started_at >= ` + q.arg(micros(p.Since)) + `
 		GROUP BY ` + groups + ` ORDER BY ` + groups
 	rows, err := e.query(ctx, stmt, q.args...)
@@ -243,13 +249,23 @@ func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) 
 	for rows.Next() {
 		var r logbook.StatsRow
 		var k, sub any
-		if err := rows.Scan(&k, &sub, &r.Sessions, &r.DurationSeconds, &r.InputTokens, &r.OutputTokens, &r.ToolCalls); err != nil {
+		var inTokens, outTokens float64
+		if err := rows.Scan(&k, &sub, &r.Sessions, &r.DurationSeconds, &inTokens, &outTokens, &r.ToolCalls); err != nil {
 			return nil, e.interpretError(err, "computing stats")
 		}
 		r.Key, r.Then = statsValue(k), statsValue(sub)
+		r.InputTokens, r.OutputTokens = saturate(inTokens), saturate(outTokens)
 		out = append(out, r)
 	}
 	return out, e.interpretError(rows.Err(), "computing stats")
+}
+
+// saturate converts a sum to an int64, math.MaxInt64 when it is larger.
+func saturate(sum float64) int64 {
+	if sum >= math.MaxInt64 { // float64(math.MaxInt64) is 2^63
+		return math.MaxInt64
+	}
+	return int64(sum)
 }
 
 // statsKey is the column a grouping groups by; days are whole days since

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -241,4 +242,42 @@ func testSessionList(t *testing.T, newStore func(testing.TB) store.Store) {
 			t.Errorf("sort %s: subagent_count = %d, want 1", sort, all[0].SubagentCount)
 		}
 	}
+}
+
+// testSessionStats: sums are exact for counts a project reaches, and the
+// token sums saturate at math.MaxInt64 where they would overflow.
+func testSessionStats(t *testing.T, newStore func(testing.TB) store.Store) {
+	ctx := context.Background()
+	st := newStore(t)
+	withTokens := func(project string, in, out int64) {
+		t.Helper()
+		s := newSession(t, st, sessionOpts{Project: project})
+		s.InputTokens, s.OutputTokens, s.ToolCallCount = in, out, 2
+		must(t, st.SessionUpdate(ctx, &s, nil))
+	}
+	stats := func(project string) logbook.StatsRow {
+		t.Helper()
+		rows, err := st.SessionStats(ctx, store.SessionStatsParams{Project: project, Since: base, By: logbook.ByHarness, Now: base.Add(time.Minute)})
+		must(t, err)
+		if len(rows) != 1 {
+			t.Fatalf("project %s: %d rows, want 1", project, len(rows))
+		}
+		return rows[0]
+	}
+
+	// Exact: 2^53 is where a double stops counting every integer.
+	withTokens("exact", 1<<53-10, 3)
+	withTokens("exact", 9, 4)
+	got := stats("exact")
+	equal(t, "sessions", got.Sessions, 2)
+	equal(t, "input tokens", got.InputTokens, 1<<53-1)
+	equal(t, "output tokens", got.OutputTokens, 7)
+	equal(t, "tool calls", got.ToolCalls, 4)
+	equal(t, "duration", got.DurationSeconds, 120)
+
+	withTokens("huge", math.MaxInt64, math.MaxInt64)
+	withTokens("huge", math.MaxInt64, 1)
+	got = stats("huge")
+	equal(t, "saturated input tokens", got.InputTokens, math.MaxInt64)
+	equal(t, "saturated output tokens", got.OutputTokens, math.MaxInt64)
 }

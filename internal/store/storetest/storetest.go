@@ -22,6 +22,7 @@ import (
 func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 	t.Run("Session", func(t *testing.T) { t.Parallel(); testSession(t, newStore) })
 	t.Run("SessionList", func(t *testing.T) { t.Parallel(); testSessionList(t, newStore) })
+	t.Run("SessionStats", func(t *testing.T) { t.Parallel(); testSessionStats(t, newStore) })
 	t.Run("Entry", func(t *testing.T) { t.Parallel(); testEntry(t, newStore) })
 	t.Run("Plan", func(t *testing.T) { t.Parallel(); testPlan(t, newStore) })
 	t.Run("Agent", func(t *testing.T) { t.Parallel(); testAgent(t, newStore) })
