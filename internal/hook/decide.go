@@ -19,6 +19,8 @@ import (
 // do with the tool call, and why, in words that name the inner command and
 // the rule (or the claimed path and its holder).
 type Decision struct {
+	// Decision and Reason are read back as a logbook.GateDecision, which
+	// gives the tool call its status (denied, asked) in the audit.
 	Decision classify.Decision `json:"decision"`
 	Reason   string            `json:"reason"`
 	// For a Bash command: the command, its class and the classifier's reasons.

@@ -103,6 +103,23 @@ func TestPreToolUseDecisions(t *testing.T) {
 		if n := len(entriesOf(v, logbook.KindToolCall)); n != len(cases) {
 			t.Errorf("%d tool calls recorded, want %d", n, len(cases))
 		}
+		// The tool-call audit says what the gate did with each call that
+		// got no result: denied, asked, or pending when it deferred.
+		var calls struct {
+			ToolCalls []logbook.ToolCall `json:"tool_calls"`
+		}
+		srv.call("GET", "/v1/sessions/"+v.Session.ID+"/tool_calls", srv.token, nil, &calls)
+		status := map[string]logbook.ToolCall{}
+		for _, c := range calls.ToolCalls {
+			status[c.ToolCallID] = c
+		}
+		for _, c := range cases {
+			call := status["toolu_"+strings.ReplaceAll(c.command, " ", "_")]
+			want := map[string]string{"deny": "denied", "ask": "asked", "defer": "pending"}[c.decision]
+			if call.Status != want || (want != "pending" && !strings.Contains(call.Reason, c.names)) {
+				t.Errorf("%q in /v1 tool_calls: status %q reason %q, want %q naming %q", c.command, call.Status, call.Reason, want, c.names)
+			}
+		}
 	}
 }
 

@@ -109,10 +109,62 @@ type ToolCall struct {
 	ToolCallID string          `json:"tool_call_id"`
 	Input      json.RawMessage `json:"input"`
 	Result     string          `json:"result"`
-	Status     string          `json:"status"` // ok, error, or pending when no result came
-	DurationMS *int64          `json:"duration_ms"`
+	Status     string          `json:"status"` // see the ToolCall* statuses
+	// Reason says why the gate denied or asked about the call.
+	Reason     string `json:"reason,omitempty"`
+	DurationMS *int64 `json:"duration_ms"`
 
 	// ResultPayload is the result entry's payload, read to decide Status.
 	ResultPayload json.RawMessage `json:"-"`
 	ResultAt      *time.Time      `json:"-"`
+	// NoteText and NotePayload are the first note tied to the call: the
+	// gate's decision on it, when the hook recorded one.
+	NoteText    string          `json:"-"`
+	NotePayload json.RawMessage `json:"-"`
+}
+
+// The statuses of a tool call. A call with a result is ok or error, even
+// one the gate asked about (the person said yes); without a result it is
+// denied or asked when the gate said so, else pending.
+const (
+	ToolCallOK      = "ok"
+	ToolCallError   = "error"
+	ToolCallDenied  = "denied"
+	ToolCallAsked   = "asked"
+	ToolCallPending = "pending"
+)
+
+// GateDecision is what a hook records, as the payload of a note tied to a
+// tool call, when the command gate decided on the call before it ran.
+type GateDecision struct {
+	Decision string `json:"decision"` // allow, defer, ask or deny
+	Reason   string `json:"reason"`
+}
+
+// ToolCallStatus returns the status of a call: from its result when one
+// came (resultPayload is nil when none did), else from the gate's decision
+// (notePayload, nil when none was recorded); and the reason a denied or
+// asked call carries.
+func ToolCallStatus(hasResult bool, resultPayload, notePayload json.RawMessage) (status, reason string) {
+	if hasResult {
+		var flags struct {
+			IsError bool   `json:"is_error"`
+			Status  string `json:"status"`
+			Error   any    `json:"error"`
+		}
+		if json.Unmarshal(resultPayload, &flags) == nil && (flags.IsError || flags.Status == "error" || flags.Error != nil) {
+			return ToolCallError, ""
+		}
+		return ToolCallOK, ""
+	}
+	var d GateDecision
+	if len(notePayload) > 0 && json.Unmarshal(notePayload, &d) == nil {
+		switch d.Decision {
+		case "deny":
+			return ToolCallDenied, d.Reason
+		case "ask":
+			return ToolCallAsked, d.Reason
+		}
+	}
+	return ToolCallPending, ""
 }

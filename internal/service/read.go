@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -306,7 +305,8 @@ type ToolCallPage struct {
 
 // ToolCalls lists tool calls paired with their results by tool_call_id,
 // flat, for audit scripts: input, result (clipped to 2,000 characters),
-// status ok/error/pending and how long the tool took.
+// status (ok, error, denied or asked by the gate, pending) and how long
+// the tool took.
 func (s *Service) ToolCalls(ctx context.Context, c Caller, p ToolCallParams) (ToolCallPage, error) {
 	params := store.ToolCallListParams{SessionID: p.SessionID, Tool: p.Tool, Since: p.Since}
 	if p.SessionID != "" {
@@ -353,19 +353,9 @@ func (s *Service) ToolCalls(ctx context.Context, c Caller, p ToolCallParams) (To
 // finishToolCall derives a paired call's status and duration and clips its result.
 func finishToolCall(tc *logbook.ToolCall) {
 	tc.Result = logbook.Clip(tc.Result, 2000)
-	if tc.ResultAt == nil {
-		tc.Status = "pending"
-		return
-	}
-	ms := tc.ResultAt.Sub(tc.At).Milliseconds()
-	tc.DurationMS = &ms
-	tc.Status = "ok"
-	var flags struct {
-		IsError bool   `json:"is_error"`
-		Status  string `json:"status"`
-		Error   any    `json:"error"`
-	}
-	if json.Unmarshal(tc.ResultPayload, &flags) == nil && (flags.IsError || flags.Status == "error" || flags.Error != nil) {
-		tc.Status = "error"
+	tc.Status, tc.Reason = logbook.ToolCallStatus(tc.ResultAt != nil, tc.ResultPayload, tc.NotePayload)
+	if tc.ResultAt != nil {
+		ms := tc.ResultAt.Sub(tc.At).Milliseconds()
+		tc.DurationMS = &ms
 	}
 }

@@ -269,6 +269,39 @@ func testStatsAndToolCalls(t *testing.T, b *bundle) {
 		{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t3"},
 	}})
 	must(t, err)
+	gated := b.start(t, b.alice, service.StartParams{Harness: "claude-code"})
+	_, err = b.svc.AppendEntries(b.ctx, b.alice, gated.ID, service.Batch{Entries: []logbook.Entry{
+		// The gate's decisions, as the hook records them: a denied call,
+		// an asked call that got no result, an asked call the person let
+		// run, and a deferred one.
+		{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t4"},
+		{Kind: logbook.KindNote, Tool: "Bash", ToolCallID: "t4", Text: "logbook: deny (class destructive)", Payload: json.RawMessage(`{"decision":"deny","reason":"logbook: deny (class destructive): rm -rf /"}`)},
+		{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t5"},
+		{Kind: logbook.KindNote, Tool: "Bash", ToolCallID: "t5", Payload: json.RawMessage(`{"decision":"ask","reason":"logbook: ask (class secret_read)"}`)},
+		{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t6"},
+		{Kind: logbook.KindNote, Tool: "Bash", ToolCallID: "t6", Payload: json.RawMessage(`{"decision":"ask","reason":"asked"}`)},
+		{Kind: logbook.KindToolResult, ToolCallID: "t6", Text: "done"},
+		{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t7"},
+		{Kind: logbook.KindNote, Tool: "Bash", ToolCallID: "t7", Payload: json.RawMessage(`{"decision":"defer","reason":"deferred"}`)},
+	}})
+	must(t, err)
+	gate, err := b.svc.ToolCalls(b.ctx, b.alice, service.ToolCallParams{SessionID: gated.ID})
+	must(t, err)
+	if len(gate.ToolCalls) != 4 {
+		t.Fatalf("tool calls: %+v", gate.ToolCalls)
+	}
+	for _, want := range []struct{ id, status, reason string }{
+		{"t4", "denied", "rm -rf /"}, {"t5", "asked", "secret_read"}, {"t6", "ok", ""}, {"t7", "pending", ""},
+	} {
+		i := slices.IndexFunc(gate.ToolCalls, func(c logbook.ToolCall) bool { return c.ToolCallID == want.id })
+		if c := gate.ToolCalls[i]; c.Status != want.status || !strings.Contains(c.Reason, want.reason) || (want.reason == "" && c.Reason != "") {
+			t.Errorf("call %s: status %q reason %q, want %q with a reason mentioning %q", want.id, c.Status, c.Reason, want.status, want.reason)
+		}
+	}
+	// Gated calls are in another session and project-wide pages below
+	// filter by tool: take them out of the project-wide listing.
+	_, err = b.svc.DeleteSession(b.ctx, b.alice, gated.ID, true)
+	must(t, err)
 	page, err := b.svc.ToolCalls(b.ctx, b.alice, service.ToolCallParams{SessionID: s.ID})
 	must(t, err)
 	if len(page.ToolCalls) != 3 {

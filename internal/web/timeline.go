@@ -87,6 +87,7 @@ func (it timelineItem) Class() string {
 // the page.
 func buildTimeline(entries []logbook.Entry) []timelineItem {
 	results := map[string]*logbook.Entry{}
+	decisions := map[string]*logbook.Entry{} // the gate's note on a call
 	calls := map[string]bool{}
 	for i := range entries {
 		e := &entries[i]
@@ -95,6 +96,8 @@ func buildTimeline(entries []logbook.Entry) []timelineItem {
 			calls[e.ToolCallID] = true
 		case e.Kind == logbook.KindToolResult && e.ToolCallID != "" && calls[e.ToolCallID] && results[e.ToolCallID] == nil:
 			results[e.ToolCallID] = e
+		case e.Kind == logbook.KindNote && e.ToolCallID != "" && decisions[e.ToolCallID] == nil:
+			decisions[e.ToolCallID] = e
 		}
 	}
 	items := make([]timelineItem, 0, len(entries))
@@ -104,10 +107,17 @@ func buildTimeline(entries []logbook.Entry) []timelineItem {
 		}
 		it := timelineItem{Entry: e}
 		if e.Kind == logbook.KindToolCall {
-			it.Status = "pending"
-			if r := results[e.ToolCallID]; e.ToolCallID != "" && r != nil {
-				it.Result, it.Status, it.Took = r, resultStatus(*r), r.At.Sub(e.At)
+			r, d := results[e.ToolCallID], decisions[e.ToolCallID]
+			var resultPayload, notePayload []byte
+			if e.ToolCallID != "" && r != nil {
+				it.Result, it.Took, resultPayload = r, r.At.Sub(e.At), r.Payload
+			} else {
+				r = nil
 			}
+			if e.ToolCallID != "" && d != nil {
+				notePayload = d.Payload
+			}
+			it.Status, _ = logbook.ToolCallStatus(r != nil, resultPayload, notePayload)
 		}
 		items = append(items, it)
 	}
@@ -117,15 +127,8 @@ func buildTimeline(entries []logbook.Entry) []timelineItem {
 // resultStatus reads whether a tool result reports an error, as the tool
 // call audit does: is_error, status "error", or an error field.
 func resultStatus(result logbook.Entry) string {
-	var flags struct {
-		IsError bool   `json:"is_error"`
-		Status  string `json:"status"`
-		Error   any    `json:"error"`
-	}
-	if json.Unmarshal(result.Payload, &flags) == nil && (flags.IsError || flags.Status == "error" || flags.Error != nil) {
-		return "error"
-	}
-	return "ok"
+	status, _ := logbook.ToolCallStatus(true, result.Payload, nil)
+	return status
 }
 
 // entryBody is an entry's text, else its payload as indented JSON.

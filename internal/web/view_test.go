@@ -41,6 +41,17 @@ func TestBuildTimeline(t *testing.T) {
 	if it := items[4]; it.Result != nil || it.Status != "pending" {
 		t.Errorf("a call without a result: status %q", it.Status)
 	}
+
+	// A call the gate denied shows as denied, not pending forever.
+	gated := buildTimeline([]logbook.Entry{
+		{Seq: 1, Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "d", At: at},
+		{Seq: 2, Kind: logbook.KindNote, Tool: "Bash", ToolCallID: "d", Payload: json.RawMessage(`{"decision":"deny","reason":"no"}`), At: at},
+		{Seq: 3, Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "q", At: at},
+		{Seq: 4, Kind: logbook.KindNote, Tool: "Bash", ToolCallID: "q", Payload: json.RawMessage(`{"decision":"ask","reason":"?"}`), At: at},
+	})
+	if len(gated) != 4 || gated[0].Status != "denied" || gated[2].Status != "asked" {
+		t.Errorf("gated calls: %+v", gated)
+	}
 }
 
 func TestFold(t *testing.T) {

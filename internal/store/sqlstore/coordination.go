@@ -354,11 +354,14 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 	case p.AfterID > 0:
 		q.and("c.id > " + q.arg(p.AfterID))
 	}
-	// The first result with the call's id pairs with it.
-	stmt := `SELECT c.id, c.session_id, c.seq, c.at, c.tool, c.tool_call_id, c.payload, r.text, r.payload, r.at
+	// The first result with the call's id pairs with it, and so does the
+	// first note with its id: the gate's decision on the call.
+	stmt := `SELECT c.id, c.session_id, c.seq, c.at, c.tool, c.tool_call_id, c.payload, r.text, r.payload, r.at, d.text, d.payload
 		FROM entries c
 		LEFT JOIN entries r ON r.id = (SELECT MIN(x.id) FROM entries x WHERE x.session_id = c.session_id
 			AND x.tool_call_id = c.tool_call_id AND x.tool_call_id <> '' AND x.kind = 'tool_result')
+		LEFT JOIN entries d ON d.id = (SELECT MIN(x.id) FROM entries x WHERE x.session_id = c.session_id
+			AND x.tool_call_id = c.tool_call_id AND x.tool_call_id <> '' AND x.kind = 'note')
 		WHERE ` + q.whereSQL() + ` ORDER BY ` + order + ` LIMIT ` + q.arg(p.Limit)
 	rows, err := e.query(ctx, stmt, q.args...)
 	if err != nil {
@@ -369,9 +372,10 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 	for rows.Next() {
 		var tc logbook.ToolCall
 		var at int64
-		var input, resultText, resultPayload sql.NullString
+		var input, resultText, resultPayload, noteText, notePayload sql.NullString
 		var resultAt sql.NullInt64
-		if err := rows.Scan(&tc.EntryID, &tc.SessionID, &tc.Seq, &at, &tc.Tool, &tc.ToolCallID, &input, &resultText, &resultPayload, &resultAt); err != nil {
+		if err := rows.Scan(&tc.EntryID, &tc.SessionID, &tc.Seq, &at, &tc.Tool, &tc.ToolCallID, &input, &resultText, &resultPayload, &resultAt,
+			&noteText, &notePayload); err != nil {
 			return nil, e.interpretError(err, "listing tool calls")
 		}
 		tc.At = fromMicros(at)
@@ -383,6 +387,9 @@ func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) 
 			if resultPayload.Valid {
 				tc.ResultPayload = json.RawMessage(resultPayload.String)
 			}
+		}
+		if notePayload.Valid {
+			tc.NoteText, tc.NotePayload = noteText.String, json.RawMessage(notePayload.String)
 		}
 		calls = append(calls, tc)
 	}
