@@ -18,6 +18,7 @@ const flushTimeout = 60 * time.Second
 
 const hookUsage = `Usage:
   logbook hook claude [--guard-claims]      one Claude Code hook call: the event's JSON on stdin
+  logbook hook codex                        one Codex CLI hook call: the event's JSON on stdin
   logbook hook codex JSON                   one Codex CLI notify call: the JSON argument Codex passes
   logbook hook flush                        deliver the records waiting in the spool now
   logbook hook install claude [--dir D] [--user] [--guard-claims]
@@ -25,8 +26,11 @@ const hookUsage = `Usage:
   logbook hook uninstall claude [--dir D] [--user]
                                             remove logbook's hooks from it, and only those
 
-The hooks report sessions to the logbook server and answer Claude Code's
-PreToolUse with the project's command policy. They never stop the agent:
+The hooks report sessions to the logbook server and answer PreToolUse with
+the project's command policy: deny and ask are said; defer (the default for
+most commands) says nothing, leaving the call to the harness's own
+permission settings; allow only where the project's policy chose it. Codex
+hooks cannot ask: there an ask is a deny that says a person must approve. They never stop the agent:
 when the server is down or slow, records wait in the spool and go with the
 next hook call or 'logbook hook flush'.
 
@@ -85,20 +89,26 @@ func hookClaude(ctx context.Context, env Env, args []string) int {
 	return 0
 }
 
-// hookCodex records one Codex notify call. Codex ignores the exit status;
-// problems go to stderr.
+// hookCodex records one Codex hook event (JSON on stdin, no argument) or
+// one notify call (the JSON argument). A hook call exits 0 whatever
+// happens, as for Claude Code: exit 2 would block the tool. Codex ignores
+// notify's exit status; problems go to stderr.
 func hookCodex(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("logbook hook codex", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
-		fmt.Fprint(env.Stderr, "Usage: logbook hook codex JSON\n\nIn ~/.codex/config.toml: notify = [\"/path/to/logbook\", \"hook\", \"codex\"]\n")
+		fmt.Fprint(env.Stderr, codexHookUsage)
 	}
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return 2
+		stdin := env.Stdin
+		if stdin == nil {
+			stdin = eofReader{}
+		}
+		hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr).CodexHook(ctx, stdin, env.Stdout)
+		return 0
 	}
 	// Codex appends its JSON as the last argument.
 	if err := hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr).Codex(ctx, fs.Arg(fs.NArg()-1)); err != nil {
@@ -107,6 +117,19 @@ func hookCodex(ctx context.Context, env Env, args []string) int {
 	}
 	return 0
 }
+
+const codexHookUsage = `Usage:
+  logbook hook codex          one Codex hook event, its JSON on stdin
+  logbook hook codex JSON     one Codex notify call
+
+In ~/.codex/hooks.json (Codex 0.114 or later):
+  {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "logbook hook codex"}]}],
+             "PostToolUse": [{"hooks": [{"type": "command", "command": "logbook hook codex"}]}],
+             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "logbook hook codex"}]}],
+             "Stop": [{"hooks": [{"type": "command", "command": "logbook hook codex"}]}]}}
+In ~/.codex/config.toml, for turns without hooks:
+  notify = ["/path/to/logbook", "hook", "codex"]
+`
 
 func hookFlush(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("logbook hook flush", flag.ContinueOnError)

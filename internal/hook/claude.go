@@ -19,6 +19,12 @@ import (
 // from in-process classification, and only appends its record, so its
 // answer never waits on delivery; the next event delivers it.
 func (h *Hook) Claude(ctx context.Context, stdin io.Reader, stdout io.Writer) {
+	h.event(ctx, HarnessClaude, stdin, stdout)
+}
+
+// event handles one hook event of a harness whose hooks speak Claude
+// Code's protocol (Claude Code itself, and Codex CLI's hooks).
+func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdout io.Writer) {
 	defer func() {
 		if r := recover(); r != nil {
 			h.report("internal error, the event was not recorded: %v", r)
@@ -39,13 +45,13 @@ func (h *Hook) Claude(ctx context.Context, stdin io.Reader, stdout io.Writer) {
 		return
 	}
 	g := gitLookup(ctx, p.Cwd)
-	m := claudeMapper{at: at, project: projectName(h.cfg.Project, g), git: g}
+	m := claudeMapper{at: at, harness: harness, project: projectName(h.cfg.Project, g), git: g}
 	recs := m.records(p)
 	spool := h.spool()
 
 	if p.Event == EventPreToolUse {
 		if d := h.decide(ctx, spool, p, m); d != nil {
-			writeAnswer(stdout, h, d)
+			writeAnswer(stdout, h, harness, d)
 			if len(recs) > 0 {
 				recs[0].Entries = append(recs[0].Entries, d.note(p, at))
 			}
@@ -99,14 +105,15 @@ func (h *Hook) trackTurn(spool *Spool, p Payload, recs []Record) {
 // claudeMapper turns Claude Code events into records.
 type claudeMapper struct {
 	at      time.Time
+	harness string // HarnessClaude, or HarnessCodex for Codex's hooks
 	project string
 	git     GitInfo
 }
 
-// mainSpec is the Claude Code session itself.
+// mainSpec is the harness's session itself.
 func (m claudeMapper) mainSpec(p Payload) SessionSpec {
 	return SessionSpec{
-		Project: m.project, Harness: HarnessClaude, HarnessSessionID: p.SessionID,
+		Project: m.project, Harness: m.harness, HarnessSessionID: p.SessionID,
 		Branch: m.git.Branch, HeadCommit: m.git.Head,
 	}
 }
@@ -122,7 +129,7 @@ func (m claudeMapper) spec(p Payload) SessionSpec {
 		return main
 	}
 	return SessionSpec{
-		Project: m.project, Harness: HarnessClaude,
+		Project: m.project, Harness: m.harness,
 		HarnessSessionID: p.SessionID + "/agent-" + p.AgentID, // as the importer names it
 		AgentType:        p.AgentType, Parent: &main,
 	}

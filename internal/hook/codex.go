@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -35,6 +36,15 @@ func ParseCodexNotification(arg string) (CodexNotification, error) {
 	}
 	_ = json.Unmarshal(raw["input-messages"], &n.InputMessages)
 	return n, nil
+}
+
+// CodexHook handles one event of Codex CLI's hooks (PreToolUse,
+// PostToolUse, SessionStart, UserPromptSubmit, Stop), which Codex passes
+// as JSON on stdin in Claude Code's shape: sessions are recorded the same
+// way, under harness codex, and PreToolUse gets the project's decision as
+// Codex can take it (see writeAnswer).
+func (h *Hook) CodexHook(ctx context.Context, stdin io.Reader, stdout io.Writer) {
+	h.event(ctx, HarnessCodex, stdin, stdout)
 }
 
 // Codex records one Codex notify call: an agent-turn-complete becomes the

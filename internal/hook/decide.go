@@ -44,15 +44,29 @@ type AnswerOutput struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason"`
 }
 
-// writeAnswer prints d as Claude Code's PreToolUse answer. Defer prints
+// writeAnswer prints d as the harness's PreToolUse answer. Defer prints
 // nothing: a hook that exits 0 without a permissionDecision leaves the call
-// to Claude Code's own permission settings, exactly as without logbook.
-func writeAnswer(w io.Writer, h *Hook, d *Decision) {
-	if d.Decision == classify.Defer {
+// to the harness's own permission settings, exactly as without logbook.
+//
+// Codex's hooks take only deny: an ask is refused as unsupported and the
+// call then runs, and an allow is not a grant. So for Codex, ask becomes a
+// deny that says a person must approve, and allow says nothing.
+func writeAnswer(w io.Writer, h *Hook, harness string, d *Decision) {
+	decision, reason := d.Decision, d.Reason
+	if harness == HarnessCodex {
+		switch decision {
+		case classify.Ask:
+			decision = classify.Deny
+			reason += "; Codex hooks cannot ask, so logbook refuses it: a person can run it, or the project's policy can defer or allow it"
+		case classify.Allow:
+			decision = classify.Defer
+		}
+	}
+	if decision == classify.Defer {
 		return
 	}
 	raw, err := json.Marshal(Answer{HookSpecificOutput: AnswerOutput{
-		HookEventName: EventPreToolUse, PermissionDecision: string(d.Decision), PermissionDecisionReason: d.Reason,
+		HookEventName: EventPreToolUse, PermissionDecision: string(decision), PermissionDecisionReason: reason,
 	}})
 	if err == nil {
 		_, err = fmt.Fprintf(w, "%s\n", raw)
