@@ -79,10 +79,16 @@ func TestHookInstallCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(vars["HOME"], ".claude", "settings.json")); err != nil {
 		t.Errorf("install --user wrote no user settings: %v", err)
 	}
-	for _, args := range [][]string{{}, {"nope"}, {"install"}, {"install", "codex"}, {"codex"}} {
+	for _, args := range [][]string{{}, {"nope"}, {"install"}, {"install", "codex"}} {
 		if code, _, _ := runHook(t, "", vars, args...); code != 2 {
 			t.Errorf("hook %v: exit %d, want 2", args, code)
 		}
+	}
+	// Without an argument, hook codex is a Codex hook call: it reads the
+	// event on stdin and, like every hook call, never exits 2 (which would
+	// block the tool), saying on stderr what was wrong.
+	if code, stdout, stderr := runHook(t, "", vars, "codex"); code != 0 || stdout != "" || stderr == "" {
+		t.Errorf("hook codex with nothing on stdin: exit %d, stdout %q, stderr %q; want 0, nothing, a complaint", code, stdout, stderr)
 	}
 	if code, stdout, _ := runHook(t, "", vars, "--help"); code != 0 || !strings.Contains(stdout, "logbook hook claude") {
 		t.Errorf("--help: exit %d, %q", code, stdout)
