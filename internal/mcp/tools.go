@@ -18,7 +18,7 @@ import (
 const instructions = `logbook records your session so people and other agents can see what you did and why you stopped.
 Call start_session first (pass harness and harness_session_id so that a repeat returns the same session) and keep its id.
 Call set_goal with what you are trying to do: it answers with earlier partial or failed attempts at the same thing; read them.
-Before running a shell command, call classify_command and follow its decision: allow runs, ask means ask the user first, deny means do not run it.
+Before running a shell command, call classify_command and follow its decision: deny means do not run it; ask means ask the user first; defer means logbook has no objection and your harness's own permission settings decide; allow means the project approved it.
 Claim a file, folder, issue or branch before changing it, so other agents stay off it.
 Record prompts, messages, tool calls and results as you go; keep your plan current with plan.
 When you finish or stop, call complete_task with the outcome and what was done.`
@@ -52,7 +52,7 @@ or give step (a step's number) and status to change that one step.
 Statuses: pending, running, done, skipped, failed. Returns {plan}.`}, plan)
 
 	add(s, ts, &sdk.Tool{Name: "classify_command", Title: "Classify a shell command", Annotations: readOnly(), Description: `Before you run a shell command, ask how risky it is and what the project's policy decides.
-decision is allow (run it), ask (ask the user first) or deny (do not run it).
+decision is deny (do not run it), ask (ask the user first), defer (logbook has no objection: your harness's own permission settings decide) or allow (the project's policy approves it).
 The command is parsed, never run. Returns {class, decision, reasons, commands}: the same verdict the API and the Claude Code hook give.`}, classifyCommand)
 
 	add(s, ts, &sdk.Tool{Name: "claim", Title: "Claim a subject", Annotations: writes(false, true), Description: `Claim what you are about to change so other agents stay off it: a file path, a folder (ending in /), issue:12, pull:7, branch:NAME, or any name.
