@@ -8,6 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -28,8 +30,8 @@ const (
 )
 
 const classifyUsage = `usage:
-  logbook classify [--json] [--policy FILE.json] 'COMMAND LINE'
-  logbook classify [--json] [--policy FILE.json] -- PROGRAM ARGS...
+  logbook classify [--json|--explain] [--policy FILE.json | --project P] 'COMMAND LINE'
+  logbook classify [--json|--explain] [--policy FILE.json | --project P] -- PROGRAM ARGS...
   logbook classify --batch [--policy FILE.json] < commands.jsonl
   logbook classify --eval FILE.jsonl [--json]
 
@@ -49,7 +51,10 @@ and the line gets the strictest:
   deny   refuse
 
 The default policy denies destructive, asks about secret_read, privilege
-and unknown, and defers everything else: it never allows on its own.
+and unknown, and defers everything else: it never allows on its own. A
+policy may carry rules for a project's own programs (program, leading
+words, an argument pattern → class, with a reason); --explain shows which
+fired. --project uses a project's policy as the server holds it.
 
 --batch reads JSON lines {"command": "..."} on standard input and writes one
 verdict JSON per line, with the input command, for auditing command logs.
@@ -70,11 +75,16 @@ Flags:
 
 // Classify runs logbook classify with args (after the subcommand name) and
 // returns the exit code.
-func Classify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Classify(ctx context.Context, env Env, args []string) int {
+	stdin, stdout, stderr := env.Stdin, env.Stdout, env.Stderr
 	fs := flag.NewFlagSet("classify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the verdict (or the --eval report) as JSON")
-	policyFile := fs.String("policy", "", "read the class-to-decision policy from this JSON file, e.g. {\"network\": \"allow\"}")
+	explain := fs.Bool("explain", false, "say how the verdict was reached: each command, its class, the rule and the decision, and the policy")
+	policyFile := fs.String("policy", "", "read the policy from this JSON file, e.g. {\"network\": \"ask\", \"rules\": [...]}")
+	project := fs.String("project", "", "use this project's policy, fetched from the server (--server, --token)")
+	server := fs.String("server", env.Getenv("LOGBOOK_URL"), "logbook server URL for --project (env LOGBOOK_URL; default http://127.0.0.1:7474)")
+	token := tokenFlag(fs, env, "bearer `token` for --project (default: env LOGBOOK_TOKEN)")
 	batch := fs.Bool("batch", false, "classify JSON lines {\"command\": ...} from standard input")
 	evalFile := fs.String("eval", "", "measure agreement with a JSON-lines corpus of {source, command, expect}")
 	fs.Usage = func() {
@@ -88,8 +98,12 @@ func Classify(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return classifyExitUsage
 	}
 
-	policy := classify.DefaultPolicy()
-	if *policyFile != "" {
+	var policy classify.Policy
+	source := "the default policy"
+	switch {
+	case *policyFile != "" && *project != "":
+		return classifyUsageError(fs, "--policy and --project cannot be used together")
+	case *policyFile != "":
 		data, err := os.ReadFile(*policyFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "logbook classify: reading the policy: %v\n", err)
@@ -99,6 +113,21 @@ func Classify(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintf(stderr, "logbook classify: %s: %v\n", *policyFile, err)
 			return classifyExitError
 		}
+		source = *policyFile
+	case *project != "":
+		sf := serverFlags{server: server, token: token, project: project}
+		var got struct {
+			Policy classify.Policy `json:"policy"`
+		}
+		if _, err := sf.client().Do(ctx, http.MethodGet, "/v1/projects/"+url.PathEscape(*project)+"/policy", nil, &got); err != nil {
+			fmt.Fprintf(stderr, "logbook classify: fetching the policy of project %s: %v\n", *project, err)
+			return classifyExitError
+		}
+		if err := got.Policy.Validate(); err != nil {
+			fmt.Fprintf(stderr, "logbook classify: the policy of project %s: %v\n", *project, err)
+			return classifyExitError
+		}
+		policy, source = got.Policy, "project "+*project
 	}
 
 	rest := fs.Args()
@@ -133,9 +162,37 @@ func Classify(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return classifyExitError
 		}
 	} else {
-		writeVerdict(stdout, line, v)
+		writeVerdict(stdout, line, v, !*explain)
+		if *explain {
+			writeExplanation(stdout, v, policy, source)
+		}
 	}
 	return decisionExit(v.Decision)
+}
+
+// writeExplanation says how the verdict was reached: every command with its
+// class, the decision the policy gives it and the rule (a project rule says
+// so), then where the policy came from and its decision for each class,
+// marking the ones it chose.
+func writeExplanation(w io.Writer, v classify.Verdict, p classify.Policy, source string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nThe line is %s: the strictest decision of its commands.\n", v.Decision)
+	for i, r := range v.Reasons {
+		fmt.Fprintf(&b, "%3d. %s\n     %s → %s: %s\n", i+1, oneLine(r.Command), r.Class, p.Decide(r.Class), r.Rule)
+	}
+	fmt.Fprintf(&b, "\nPolicy: %s", source)
+	if n := len(p.Rules); n > 0 {
+		fmt.Fprintf(&b, ", with %d project rules", n)
+	}
+	b.WriteString(" (* chosen by the policy, the rest default):\n")
+	for _, c := range classify.Classes {
+		mark := " "
+		if _, chosen := p.Decisions[c]; chosen {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "  %s %-16s %s\n", mark, c, p.Decide(c))
+	}
+	io.WriteString(w, b.String())
 }
 
 func classifyUsageError(fs *flag.FlagSet, msg string) int {
@@ -171,15 +228,15 @@ func decisionExit(d classify.Decision) int {
 }
 
 // writeVerdict prints the short human answer: the decision, the class and
-// the deciding reason on one line, then every reason.
-func writeVerdict(w io.Writer, line string, v classify.Verdict) {
+// the deciding reason on one line, then, with all, every reason.
+func writeVerdict(w io.Writer, line string, v classify.Verdict, all bool) {
 	s := v.Summary()
 	if s.Rule == "" {
 		s = classify.Reason{Command: line, Rule: "nothing to run"}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-5s  %s  %s: %s\n", v.Decision, v.Class, oneLine(s.Command), s.Rule)
-	if len(v.Reasons) > 1 {
+	if all && len(v.Reasons) > 1 {
 		for _, r := range v.Reasons {
 			fmt.Fprintf(&b, "  %-15s  %s: %s\n", r.Class, oneLine(r.Command), r.Rule)
 		}

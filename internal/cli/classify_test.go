@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,13 +15,17 @@ import (
 
 	"github.com/logbookhq/logbook/internal/classify"
 	"github.com/logbookhq/logbook/internal/cli"
+	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/testdb"
 )
 
 // runClassify runs logbook classify and returns its exit code and output.
 func runClassify(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := cli.Classify(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr)
+	env := cli.Env{Stdin: strings.NewReader(stdin), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+	code := cli.Classify(context.Background(), env, args)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -165,5 +173,56 @@ func TestClassifyEval(t *testing.T) {
 	}
 	if code, _, _ := runClassify(t, "", "--eval", filepath.Join(dir, "missing.jsonl")); code != 1 {
 		t.Errorf("missing corpus: exit %d, want 1", code)
+	}
+}
+
+// TestClassifyExplainWithProjectRules: a project's rules, from a file or
+// from the server, teach the gate its own tools; --explain shows every
+// command's class, decision and rule, and which decisions the policy chose.
+func TestClassifyExplainWithProjectRules(t *testing.T) {
+	policy := `{"read_only": "allow", "rules": [{"program": "deployctl", "words": ["push"], "class": "destructive", "reason": "pushes a release to production"}]}`
+	file := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(file, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runClassify(t, "", "--explain", "--policy", file, "ls && deployctl push --tag v2")
+	if code != 4 {
+		t.Fatalf("exit %d, want 4 (deny); stderr %s", code, errOut)
+	}
+	for _, want := range []string{
+		"The line is deny", "ls\n     read_only → allow", "deployctl push --tag v2\n     destructive → deny: project rule: pushes a release to production",
+		"with 1 project rules", "* read_only        allow", "  destructive      deny",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--explain lacks %q:\n%s", want, out)
+		}
+	}
+
+	// The same policy set on a project and fetched from the server.
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	svc := service.New(testdb.SQLite(t), service.Options{Logger: quiet})
+	mux := http.NewServeMux()
+	httpapi.New(mux, svc, quiet, httpapi.Options{})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	admin := service.Caller{Actor: "admin", Admin: true}
+	token, err := svc.CreateToken(ctx, admin, "demo", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SetPolicy(ctx, admin, "demo", []byte(policy)); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	vars := map[string]string{"LOGBOOK_URL": srv.URL, "LOGBOOK_TOKEN": token}
+	code = cli.Run(ctx, env(&stdout, &stderr, vars), []string{"classify", "--explain", "--project", "demo", "deployctl push"})
+	if code != 4 || !strings.Contains(stdout.String(), "project rule: pushes a release") || !strings.Contains(stdout.String(), "Policy: project demo") {
+		t.Errorf("--project demo: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := cli.Run(ctx, env(&stdout, &stderr, vars), []string{"classify", "--project", "demo", "ls"}); code != 0 {
+		t.Errorf("ls under a policy allowing read_only: exit %d, want 0 (allow)", code)
 	}
 }

@@ -40,7 +40,7 @@ func commands() []command {
 		{"token", "make bearer tokens for actors in projects", token},
 		{"migrate", "create or update the database schema, then exit", migrateCmd},
 		{"classify", "say how risky a shell command is (needs no server)", func(ctx context.Context, env Env, args []string) int {
-			return Classify(ctx, args, env.Stdin, env.Stdout, env.Stderr)
+			return Classify(ctx, env, args)
 		}},
 		{"sessions", "list, show, follow and count sessions on a server", sessions},
 		{"claims", "list who holds what on a server", claims},
