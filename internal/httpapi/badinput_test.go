@@ -109,3 +109,62 @@ func TestAbsurdTokenCounts(t *testing.T) {
 		}
 	})
 }
+
+// TestNames: names (project, actor, agent, harness, harness session id,
+// task id) follow one rule on every route, on both engines: surrounding
+// white space is trimmed and the trimmed name is what is answered; a
+// control character or NUL is a 400 naming the field, so that "a\u0000"
+// can no longer stand for "a".
+func TestNames(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		t.Parallel()
+		c := newServer(t, e)
+
+		// The token's project and actor are answered as stored.
+		r := c.do("POST", "/v1/tokens", adminToken, map[string]string{"project": "  demo ", "actor": "\talice\n"}).expect(t, 201)
+		if r.body["project"] != "demo" || r.body["actor"] != "alice" {
+			t.Errorf("the token is for %q/%q, want demo/alice", r.body["project"], r.body["actor"])
+		}
+		alice := r.body["token"].(string)
+		for _, bad := range []struct{ project, actor, field string }{
+			{"demo\u0000", "bob", "project"}, {"de\nmo", "bob", "project"},
+			{"demo", "bob\u0000", "actor"}, {"demo", "b\u007fob", "actor"},
+		} {
+			c.do("POST", "/v1/tokens", adminToken, map[string]string{"project": bad.project, "actor": bad.actor}).problem(t, 400, bad.field)
+		}
+
+		// One harness session id, one session: "a" with spaces around is
+		// "a"; "a" with a NUL is refused, not taken for "a".
+		start := func(harness, hid string) response {
+			t.Helper()
+			return c.do("POST", "/v1/sessions", alice, map[string]string{"project": "demo", "harness": harness, "harness_session_id": hid})
+		}
+		id := start("claude-code", "a").expect(t, 201).body["id"]
+		if again := start(" claude-code ", " a ").expect(t, 200); again.body["id"] != id || again.body["harness_session_id"] != "a" {
+			t.Errorf("a trimmed restart: %s, want session %v with harness_session_id \"a\"", again.raw, id)
+		}
+		start("claude-code", "a\u0000").problem(t, 400, "harness_session_id")
+		start("claude-code", "\u0000a").problem(t, 400, "harness_session_id")
+		start("claude-code\u0000", "a").problem(t, 400, "harness")
+		c.do("POST", "/v1/sessions", alice, map[string]string{"project": "demo\u0000"}).problem(t, 400, "project")
+		c.do("GET", "/v1/sessions?project=demo%00", alice, nil).problem(t, 400, "project")
+		c.do("GET", "/v1/sessions?project=demo&actor=alice%00", alice, nil).problem(t, 400, "actor")
+
+		// Agents and task ids.
+		c.do("POST", "/v1/agents/eng%00/session?project=demo", alice, nil).problem(t, 400, "agent")
+		c.do("PATCH", "/v1/sessions/"+id.(string), alice, map[string]string{"agent": "eng\n1"}).problem(t, 400, "agent")
+		c.do("POST", "/v1/agents/eng-1/tasks?project=demo", alice, map[string]string{"task_id": "T-1\u0000", "text": "do it"}).problem(t, 400, "task_id")
+		c.do("PATCH", "/v1/sessions/"+id.(string), alice, map[string]string{"agent": " eng-1 "}).expect(t, 200)
+
+		// What was refused stored nothing: one session, under its trimmed names.
+		list := c.do("GET", "/v1/sessions?project=+demo+&actor=+alice+&agent=eng-1", alice, nil).expect(t, 200)
+		sessions := list.body["sessions"].([]any)
+		if len(sessions) != 1 {
+			t.Fatalf("%d sessions listed, want 1: %s", len(sessions), list.raw)
+		}
+		s := sessions[0].(map[string]any)
+		if s["project"] != "demo" || s["actor"] != "alice" || s["harness"] != "claude-code" || s["agent"] != "eng-1" {
+			t.Errorf("stored as %v/%v/%v/%v, want demo/alice/claude-code/eng-1", s["project"], s["actor"], s["harness"], s["agent"])
+		}
+	})
+}

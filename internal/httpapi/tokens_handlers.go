@@ -23,10 +23,10 @@ func (h *handler) createToken(w http.ResponseWriter, r *http.Request, c service.
 		h.writeError(w, r, err)
 		return
 	}
-	token, err := h.svc.CreateToken(r.Context(), c, req.Project, req.Actor)
+	value, token, err := h.svc.MakeToken(r.Context(), c, req.Project, req.Actor)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, tokenResponse{Token: token, Project: req.Project, Actor: req.Actor})
+	writeJSON(w, http.StatusCreated, tokenResponse{Token: value, Project: token.Project, Actor: token.Actor})
 }

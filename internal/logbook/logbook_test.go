@@ -165,3 +165,36 @@ func TestParseTime(t *testing.T) {
 		}
 	}
 }
+
+func TestName(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		invalid        bool
+	}{
+		{"plain", "engineer-1", "engineer-1", false},
+		{"inner spaces and unicode", "équipe données", "équipe données", false},
+		{"surrounding spaces trimmed", "  demo \n", "demo", false},
+		{"empty", "   ", "", false},
+		{"NUL", "a\x00", "", true},
+		{"NUL inside", "a\x00b", "", true},
+		{"tab inside", "a\tb", "", true},
+		{"newline inside", "a\nb", "", true},
+		{"DEL", "a\x7f", "", true},
+		{"C1 control", "a\u0085b", "", true},
+		{"not UTF-8", "a\xff", "", true},
+		{"overlong encoding", "\xc0\xae", "", true},
+		{"clipped", strings.Repeat("x", logbook.MaxID+5), strings.Repeat("x", logbook.MaxID-1) + logbook.Ellipsis, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := logbook.Name("project", tc.in, logbook.MaxID)
+			var invalid *logbook.ValidationError
+			switch {
+			case tc.invalid && (!errors.As(err, &invalid) || invalid.Field != "project"):
+				t.Errorf("Name(%q) = %q, %v; want a validation error of field project", tc.in, got, err)
+			case !tc.invalid && (err != nil || got != tc.want):
+				t.Errorf("Name(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}

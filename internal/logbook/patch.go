@@ -18,6 +18,16 @@ type SessionFields struct {
 	Subject    *string `json:"subject"`
 }
 
+// Validate checks the fields that are names (see Name): the agent.
+func (f SessionFields) Validate() error {
+	if f.Agent != nil {
+		if _, err := Name("agent", *f.Agent, MaxID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Apply writes the set fields onto s, clipped to their limits (free text
 // redacted of secrets), and derives the title again.
 func (f SessionFields) Apply(s *Session) {

@@ -31,18 +31,31 @@ type SessionFilter struct {
 // Bounds of a list's text search (SessionFilter.Query). Each word is one
 // more pattern matched against every title and goal the other filters
 // leave, and SQLite refuses a statement of some 500 words or a pattern of
-// 50,000 bytes: the bounds keep a search well inside both and still take
-// a whole title pasted in.
+// 50,000 bytes: the bounds keep a search well inside both and are far
+// above what a person types.
 const (
 	MaxQueryLen   = 200 // characters in the search
 	MaxQueryWords = 32  // words in the search
 )
 
-// Validate checks what a list's filter cannot be clipped into: the size of
-// its text search (MaxQueryLen, MaxQueryWords). A search over a bound is
-// a *ValidationError naming field "q" and the bound, never cut short,
-// because a shorter search would list sessions the caller did not ask for.
-func (f SessionFilter) Validate() error {
+// Normalize cleans the filter's names (harness, actor, agent) as Name
+// does, so they match what was stored, and checks what cannot be clipped:
+// the size of its text search (MaxQueryLen, MaxQueryWords). A search over
+// a bound is a *ValidationError naming field "q" and the bound, never cut
+// short, because a shorter search would list sessions the caller did not
+// ask for.
+func (f *SessionFilter) Normalize() error {
+	for _, name := range []struct {
+		field string
+		value *string
+		max   int
+	}{{"harness", &f.Harness, MaxModel}, {"actor", &f.Actor, MaxID}, {"agent", &f.Agent, MaxID}} {
+		clean, err := Name(name.field, *name.value, name.max)
+		if err != nil {
+			return err
+		}
+		*name.value = clean
+	}
 	if n := len(strings.Fields(f.Query)); n > MaxQueryWords {
 		return Invalid("q", "the search has %d words; search for at most %d words", n, MaxQueryWords)
 	}

@@ -456,6 +456,8 @@ func TestErrorsSayWhatToFix(t *testing.T) {
 		{"list_sessions", map[string]any{"project": "other"}, `this token is for project "demo", not "other"`},
 		{"list_sessions", map[string]any{"q": strings.Repeat("word ", 500)}, "q: the search has 500 words; search for at most 32 words"},
 		{"list_sessions", map[string]any{"q": strings.Repeat("x", 50000)}, "q: the search is 50000 characters long; search for at most 200 characters"},
+		{"start_session", map[string]any{"harness": "test", "harness_session_id": "e1\u0000"}, "harness_session_id: the name holds a control character (U+0000 at byte 2)"},
+		{"list_sessions", map[string]any{"project": "de\nmo"}, "project: the name holds a control character (U+000A at byte 2)"},
 		{"release", map[string]any{"claim_id": "nope"}, `no claim "nope" in your projects`},
 	} {
 		if got := fails(t, alice, c.tool, c.args); got != c.want && !strings.HasPrefix(got, c.want) {

@@ -133,7 +133,10 @@ func agentName(c Caller, project, agent string) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	name := logbook.Clip(agent, logbook.MaxID)
+	name, err := logbook.Name("agent", agent, logbook.MaxID)
+	if err != nil {
+		return "", "", err
+	}
 	if name == "" {
 		return "", "", logbook.Invalid("agent", "name the agent, e.g. engineer-1")
 	}

@@ -47,7 +47,13 @@ func (s *Service) RevokeActorTokens(ctx context.Context, c Caller, project, acto
 	if !c.Admin {
 		return 0, fmt.Errorf("only the admin token revokes tokens: %w", logbook.ErrForbidden)
 	}
-	project, actor = logbook.Clip(project, logbook.MaxID), logbook.Clip(actor, logbook.MaxID)
+	project, err := logbook.Name("project", project, logbook.MaxID)
+	if err != nil {
+		return 0, err
+	}
+	if actor, err = logbook.Name("actor", actor, logbook.MaxID); err != nil {
+		return 0, err
+	}
 	if project == "" || actor == "" {
 		return 0, logbook.Invalid("actor", "name the project and the actor whose tokens to revoke")
 	}

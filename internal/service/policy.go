@@ -38,7 +38,10 @@ func (s *Service) SetPolicy(ctx context.Context, c Caller, project string, raw j
 	if !c.Admin {
 		return classify.Policy{}, fmt.Errorf("only the admin token sets a project's policy: %w", logbook.ErrForbidden)
 	}
-	project = logbook.Clip(project, logbook.MaxID)
+	project, err := logbook.Name("project", project, logbook.MaxID)
+	if err != nil {
+		return classify.Policy{}, err
+	}
 	if project == "" {
 		return classify.Policy{}, logbook.Invalid("project", "name the project")
 	}

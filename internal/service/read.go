@@ -123,7 +123,7 @@ func (s *Service) ListSessions(ctx context.Context, c Caller, p ListParams) (Ses
 	if !p.Sort.Valid() {
 		return SessionPage{}, logbook.Invalid("sort", "%q is not a sort; use last_seen, started or duration", p.Sort)
 	}
-	if err := p.Filter.Validate(); err != nil {
+	if err := p.Filter.Normalize(); err != nil {
 		return SessionPage{}, err
 	}
 	now := s.now()

@@ -142,10 +142,13 @@ type Caller struct {
 // sees reports whether the caller may read the project's data.
 func (c Caller) sees(project string) bool { return c.Admin || c.Project == project }
 
-// projectFor picks the project a request is about: the one it names, else
-// the token's own.
+// projectFor picks the project a request is about: the one it names
+// (cleaned by logbook.Name), else the token's own.
 func (c Caller) projectFor(named string) (string, error) {
-	project := logbook.Clip(named, logbook.MaxID)
+	project, err := logbook.Name("project", named, logbook.MaxID)
+	if err != nil {
+		return "", err
+	}
 	if project == "" {
 		project = c.Project
 	}

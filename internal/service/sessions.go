@@ -29,8 +29,17 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 	if err != nil {
 		return logbook.Session{}, false, err
 	}
-	harness := logbook.Clip(p.Harness, logbook.MaxModel)
-	harnessID := logbook.Clip(p.HarnessSessionID, logbook.MaxID)
+	harness, err := logbook.Name("harness", p.Harness, logbook.MaxModel)
+	if err != nil {
+		return logbook.Session{}, false, err
+	}
+	harnessID, err := logbook.Name("harness_session_id", p.HarnessSessionID, logbook.MaxID)
+	if err != nil {
+		return logbook.Session{}, false, err
+	}
+	if err := p.Fields.Validate(); err != nil {
+		return logbook.Session{}, false, err
+	}
 	parentID := logbook.Clip(p.ParentID, logbook.MaxID)
 	fields := p.Fields.NonEmpty()
 	now := s.now()
@@ -254,6 +263,9 @@ func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn fu
 
 // UpdateSession is a heartbeat that sets the given fields and keeps the rest.
 func (s *Service) UpdateSession(ctx context.Context, c Caller, id string, fields logbook.SessionFields) (logbook.Session, error) {
+	if err := fields.Validate(); err != nil {
+		return logbook.Session{}, err
+	}
 	return s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session, _ time.Time) error {
 		fields.Apply(sess)
 		return syncLinks(ctx, tx, sess)

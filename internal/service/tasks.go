@@ -39,7 +39,10 @@ func (s *Service) AddTask(ctx context.Context, c Caller, project, agent string, 
 	if err != nil {
 		return TaskResult{}, err
 	}
-	taskID := logbook.Clip(in.TaskID, logbook.MaxID)
+	taskID, err := logbook.Name("task_id", in.TaskID, logbook.MaxID)
+	if err != nil {
+		return TaskResult{}, err
+	}
 	if taskID == "" {
 		return TaskResult{}, logbook.Invalid("task_id", "give the task an id, e.g. the tracker's ticket id")
 	}

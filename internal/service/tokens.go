@@ -158,28 +158,45 @@ func (s *Service) EnsureAdminToken(ctx context.Context, fixed string) (string, e
 }
 
 // CreateToken makes a bearer token for actor in project, making the
-// project the first time it is named. Only the admin may.
+// project the first time it is named, and returns its value. Only the
+// admin may.
 func (s *Service) CreateToken(ctx context.Context, c Caller, project, actor string) (string, error) {
+	value, _, err := s.MakeToken(ctx, c, project, actor)
+	return value, err
+}
+
+// MakeToken is CreateToken that also returns the token's record, whose
+// project and actor are the names as stored (see logbook.Name): what to
+// show the caller, rather than what it sent.
+func (s *Service) MakeToken(ctx context.Context, c Caller, project, actor string) (string, logbook.Token, error) {
 	if !c.Admin {
-		return "", fmt.Errorf("only the admin token makes tokens: %w", logbook.ErrForbidden)
+		return "", logbook.Token{}, fmt.Errorf("only the admin token makes tokens: %w", logbook.ErrForbidden)
 	}
-	project, actor = logbook.Clip(project, logbook.MaxID), logbook.Clip(actor, logbook.MaxID)
+	project, err := logbook.Name("project", project, logbook.MaxID)
+	if err != nil {
+		return "", logbook.Token{}, err
+	}
 	if project == "" {
-		return "", logbook.Invalid("project", "name the project the token is for")
+		return "", logbook.Token{}, logbook.Invalid("project", "name the project the token is for")
+	}
+	actor, err = logbook.Name("actor", actor, logbook.MaxID)
+	if err != nil {
+		return "", logbook.Token{}, err
 	}
 	if actor == "" {
-		return "", logbook.Invalid("actor", "name the actor (a person or service account) the token is for")
+		return "", logbook.Token{}, logbook.Invalid("actor", "name the actor (a person or service account) the token is for")
 	}
 	value := newTokenValue()
 	now := s.now()
-	err := s.inTx(ctx, func(tx *work) error {
+	t := logbook.Token{ID: logbook.NewID(now), Hash: hashToken(value), Project: project, Actor: actor, CreatedAt: now}
+	err = s.inTx(ctx, func(tx *work) error {
 		if err := tx.ProjectEnsure(ctx, project, now); err != nil {
 			return err
 		}
-		return tx.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(value), Project: project, Actor: actor, CreatedAt: now})
+		return tx.TokenInsert(ctx, &t)
 	})
 	if err != nil {
-		return "", err
+		return "", logbook.Token{}, err
 	}
-	return value, nil
+	return value, t, nil
 }
