@@ -6,8 +6,9 @@
 // lists, subshells, command and process substitutions, function bodies,
 // if/for/while/case bodies, here-documents fed to shells — unwraps wrappers
 // such as sudo, env, bash -c, ssh, pct exec, xargs and find -exec
-// (recursively, up to a depth limit), and judges each inner command with a
-// table of program knowledge. The verdict is the worst class found, with
+// (recursively, up to a depth limit), and judges each inner command with
+// the registry of program knowledge (registry.go: one file per family of
+// programs registers them beside their tables and handlers). The verdict is the worst class found, with
 // one reason per command naming the rule that fired, and the decision the
 // caller's Policy gives that class.
 //

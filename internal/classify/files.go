@@ -2,7 +2,48 @@ package classify
 
 import "strings"
 
-// Handlers for programs that change files, where the target decides.
+// Files: listing, creating, copying, removing and changing the permissions
+// of files, where the target decides how bad a change is (see paths.go).
+
+// filePrograms registers the file tools.
+func filePrograms(r *registry) {
+	r.handle(rmCmd, "rm", "unlink")
+	r.handle(findCmd, "find")
+	r.handle(copyCmd, "cp", "mv", "install", "ln", "rsync")
+	r.handle(teeCmd, "tee")
+	r.handle(sedCmd, "sed", "gsed")
+	r.handle(ddCmd, "dd")
+	r.handle(tarCmd, "tar", "bsdtar", "gtar")
+	r.handle(chmodCmd, "chmod")
+	r.handle(chownCmd, "chown", "chgrp")
+	r.fixed(ReadOnly, map[string]string{
+		"ls": "lists files", "ll": "lists files", "dir": "lists files", "tree": "lists files",
+		"file": "guesses file types", "stat": "prints file metadata", "du": "measures disk usage",
+		"df": "prints free disk space", "realpath": "resolves a path", "readlink": "resolves a link",
+		"basename": "strips directories", "dirname": "strips the file name", "fd": "finds files",
+		"fdfind": "finds files", "locate": "finds files", "mlocate": "finds files",
+		"lsattr": "lists file attributes", "getfacl": "lists file permissions", "namei": "follows a path",
+	})
+	r.fixed(WorkspaceWrite, map[string]string{
+		"mkdir": "creates directories", "rmdir": "removes empty directories", "touch": "creates files",
+		"patch": "patches files", "gzip": "compresses files", "gunzip": "decompresses files",
+		"bzip2": "compresses files", "bunzip2": "decompresses files", "xz": "compresses files",
+		"unxz": "decompresses files", "zstd": "compresses files", "unzstd": "decompresses files",
+		"zip": "makes an archive", "unzip": "extracts an archive", "7z": "handles archives",
+		"split": "splits a file", "csplit": "splits a file", "mktemp": "creates a temporary file",
+		"mkfifo": "creates a pipe", "ar": "handles archives", "cpio": "handles archives",
+	})
+	r.fixed(ConfigMutation, map[string]string{
+		"chattr": "changes file attributes", "setfacl": "changes file permissions",
+	})
+	r.fixed(Privilege, map[string]string{
+		"setfattr": "changes file attributes",
+	})
+	r.fixed(Destructive, map[string]string{
+		"shred":    "overwrites files so they cannot be recovered",
+		"truncate": "cuts files to a size, throwing away their end",
+	})
+}
 
 // rmCmd: rm removes files. Removing the root, a home directory, everything
 // here, or a system path is destructive whatever the flags; a recursive
@@ -192,19 +233,6 @@ func tarCmd(st *state, c command) judgement {
 	return is(WorkspaceWrite, "tar creates an archive")
 }
 
-// outputOptionCmd handles filters that only print unless an output option
-// names a file (base64 -o, sort -o).
-func outputOptionCmd(valued string) func(*state, command) judgement {
-	return func(st *state, c command) judgement {
-		o := scanOptions(c.args, scanSpec{valued: valued + " -k --key -t --field-separator -S --buffer-size -T --temporary-directory -w --wrap -f --from-code"})
-		names := strings.Fields(valued)
-		if out, ok := o.value(names...); ok && out != "-" {
-			return writeTargets(st, c.name+" writes", []arg{lit(out)})
-		}
-		return is(ReadOnly, c.name+" prints its result")
-	}
-}
-
 // chmodCmd: setuid or setgid bits grant privilege; permissions on system
 // paths change the system; recursive changes on a critical path wreck it.
 func chmodCmd(st *state, c command) judgement {
@@ -265,79 +293,4 @@ func chownCmd(st *state, c command) judgement {
 		}
 	}
 	return is(Privilege, c.name+" changes file owners")
-}
-
-// diskCmd: partitioning tools only read when they list.
-func diskCmd(_ *state, c command) judgement {
-	o := scanOptions(c.args, scanSpec{})
-	switch {
-	case o.has("-l", "--list", "-p", "--print", "-s", "--size") || len(o.operands) > 1 && o.operands[1].text == "print":
-		return is(ReadOnly, c.name+" lists partitions")
-	case c.name == "cryptsetup" && len(o.operands) > 0 && (o.operands[0].text == "status" || o.operands[0].text == "luksDump"):
-		return is(ReadOnly, "cryptsetup shows an encrypted volume")
-	case c.name == "cryptsetup" && len(o.operands) > 0 && (o.operands[0].text == "open" || o.operands[0].text == "luksOpen" || o.operands[0].text == "close"):
-		return is(ConfigMutation, "cryptsetup opens or closes an encrypted volume")
-	}
-	return is(Destructive, c.name+" rewrites partitions or encryption headers, which can erase a disk")
-}
-
-// crontabCmd: -l reads; -r removes every job; anything else replaces the
-// table.
-func crontabCmd(_ *state, c command) judgement {
-	o := scanOptions(c.args, scanSpec{valued: "-u"})
-	switch {
-	case o.has("-l"):
-		return is(ReadOnly, "crontab -l lists scheduled jobs")
-	case o.has("-r"):
-		return is(Destructive, "crontab -r deletes every scheduled job without asking")
-	}
-	return is(ConfigMutation, "crontab replaces or edits scheduled jobs")
-}
-
-// sysctlCmd: reading kernel settings is fine, writing them is not.
-func sysctlCmd(_ *state, c command) judgement {
-	o := scanOptions(c.args, scanSpec{valued: "-p --load"})
-	if o.has("-w", "--write", "-p", "--load", "--system") {
-		return is(ConfigMutation, "sysctl changes kernel settings")
-	}
-	for _, op := range o.operands {
-		if strings.Contains(op.text, "=") {
-			return is(ConfigMutation, "sysctl changes kernel settings")
-		}
-	}
-	return is(ReadOnly, "sysctl reads kernel settings")
-}
-
-// hostnameCmd: hostname prints the name; with an operand it sets it.
-func hostnameCmd(_ *state, c command) judgement {
-	o := scanOptions(c.args, scanSpec{valued: "-F --file"})
-	if len(o.operands) > 0 || o.has("-F", "--file") {
-		return is(ConfigMutation, "hostname changes the host name")
-	}
-	return is(ReadOnly, "hostname prints the host name")
-}
-
-// settingsCtlCmd: hostnamectl, timedatectl and localectl show settings,
-// and change them with set-* subcommands.
-func settingsCtlCmd(_ *state, c command) judgement {
-	verb, _ := subcommand(c.args, "-H --host -M --machine")
-	if verb == "" || verb == "status" || strings.HasPrefix(verb, "list") || strings.HasPrefix(verb, "show") || helpOnly(c.args) {
-		return is(ReadOnly, c.name+" shows settings")
-	}
-	return is(ConfigMutation, c.name+" "+verb+" changes system settings")
-}
-
-// rgCmd: ripgrep reads, except that --pre runs a program on every file and
-// --search-zip and --hostname-bin run helper programs.
-func rgCmd(_ *state, c command) judgement {
-	o := scanOptions(c.args, scanSpec{valued: "-e --regexp -f --file -g --glob --iglob -t --type -T --type-not -m --max-count -A -B -C --context --max-depth -j --threads -M --max-columns --pre --pre-glob --hostname-bin --type-add --sort --sortr --color --colors -r --replace --encoding -E --engine --path-separator --ignore-file --max-filesize"})
-	switch {
-	case o.has("--pre"):
-		return is(Unknown, "rg --pre runs a program on every file it searches")
-	case o.has("--hostname-bin"):
-		return is(Unknown, "rg --hostname-bin runs a program")
-	case o.has("-z", "--search-zip"):
-		return is(WorkspaceWrite, "rg --search-zip runs decompression programs on compressed files")
-	}
-	return is(ReadOnly, "rg searches text")
 }

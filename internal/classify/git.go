@@ -8,6 +8,14 @@ import "strings"
 // (uncommitted changes, unpushed or remote commits, stashes, untracked
 // files) are destructive.
 
+// gitPrograms registers git.
+func gitPrograms(r *registry) {
+	r.handle(gitCmd, "git")
+	r.fixed(ReadOnly, map[string]string{
+		"gitstats": "prints repository statistics",
+	})
+}
+
 // gitGlobalValued are git's options before the subcommand that take a value.
 const gitGlobalValued = "-C -c --git-dir --work-tree --namespace --exec-path --config-env --super-prefix --list-cmds --attr-source"
 

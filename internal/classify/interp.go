@@ -17,6 +17,22 @@ import "strings"
 //     is classified as one too: interpreters such as ruby and perl run
 //     backquoted shell, and a confused agent still meant what it wrote.
 
+// interpreterPrograms registers the interpreters and the editors and text
+// languages that run commands from their command line.
+func interpreterPrograms(r *registry) {
+	r.prefix("python", interpreterRun)
+	r.prefix("perl", interpreterRun)
+	r.handle(interpreterRun, "pypy", "pypy3", "node", "nodejs", "deno", "ruby", "irb", "jruby", "php",
+		"lua", "luajit", "rscript", "r", "osascript", "pwsh", "powershell", "powershell.exe", "tclsh", "wish", "expect")
+	r.handle(vimCmd, "vim", "vi", "nvim", "view", "ex", "gvim")
+	r.handle(awkCmd, "awk", "gawk", "mawk", "nawk")
+}
+
+// interpreterRun judges an interpreter by its language.
+func interpreterRun(st *state, c command) judgement {
+	return interpreterCmd(st, c, interpreterFor(c.name))
+}
+
 // interpreterFor returns the language of an interpreter program, or "".
 func interpreterFor(name string) string {
 	switch {

@@ -8,6 +8,28 @@ import "strings"
 // Piping a download into a shell is judged by the shell (see
 // runStdinScript).
 
+// networkPrograms registers the network clients.
+func networkPrograms(r *registry) {
+	r.handle(curlCmd, "curl")
+	r.handle(wgetCmd, "wget", "wget2")
+	r.handle(httpieCmd, "http", "https", "xh", "xhs")
+	r.fixed(ReadOnly, map[string]string{
+		"ping": "checks that a host answers", "ping6": "checks that a host answers",
+		"traceroute": "traces a network path", "tracepath": "traces a network path",
+		"mtr": "traces a network path", "dig": "looks up DNS", "nslookup": "looks up DNS", "host": "looks up DNS",
+		"whois": "looks up domain records",
+	})
+	r.fixed(Network, map[string]string{
+		"scp": "copies files over the network", "sftp": "copies files over the network",
+		"ftp": "transfers files over the network", "nc": "opens network connections",
+		"ncat": "opens network connections", "netcat": "opens network connections",
+		"socat": "relays network connections", "telnet": "opens network connections",
+		"rclone": "copies files to or from cloud storage", "aria2c": "downloads files",
+		"git-lfs": "transfers large files", "gh": "calls the GitHub API", "glab": "calls the GitLab API",
+		"nmap": "scans the network", "tcpdump": "captures network traffic", "ngrok": "exposes a local port",
+	})
+}
+
 // curlValued are curl's options that take a value.
 const curlValued = "-X --request -d --data --data-ascii --data-binary --data-raw --data-urlencode " +
 	"-F --form --form-string -T --upload-file --json -o --output -H --header -A --user-agent " +

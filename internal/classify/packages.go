@@ -7,6 +7,22 @@ import "strings"
 // Project-local dependency installs (npm install, cargo build) fetch into
 // the workspace and are network; global ones are package_install.
 
+// packagePrograms registers the package managers.
+func packagePrograms(r *registry) {
+	r.handle(aptCmd, "apt", "apt-get", "aptitude")
+	r.handle(fixedRule(ReadOnly, "queries the package database"), "apt-cache", "dpkg-query", "rpm-query", "apt-file")
+	r.handle(dpkgCmd, "dpkg", "rpm")
+	r.handle(dnfCmd, "dnf", "yum", "microdnf", "zypper", "tdnf")
+	r.handle(apkCmd, "apk")
+	r.handle(pacmanCmd, "pacman", "yay", "paru")
+	r.handle(genericPackageCmd, "brew", "port", "snap", "flatpak", "gem", "choco", "winget", "scoop", "nix-env", "pkg")
+	r.handle(pipCmd, "pip", "pip3", "pipx", "uv", "poetry", "conda", "mamba", "micromamba", "pdm", "rye")
+	r.handle(npmCmd, "npm", "pnpm", "yarn", "bun", "corepack")
+	r.handle(fixedRule(Unknown, "downloads and runs a package, which logbook cannot read"), "npx", "pnpx", "bunx", "uvx")
+	r.handle(cargoCmd, "cargo")
+	r.handle(goCmd, "go")
+}
+
 var aptVerbs = verbTable{
 	"install": PackageInstall, "reinstall": PackageInstall, "upgrade": PackageInstall,
 	"full-upgrade": PackageInstall, "dist-upgrade": PackageInstall, "build-dep": PackageInstall,

@@ -8,6 +8,35 @@ import "strings"
 // returns what the wrapper itself adds: privilege for sudo, nothing for
 // nice. A judgement with an empty rule adds no reason of its own.
 
+// wrapperPrograms registers the wrappers and the shells.
+func wrapperPrograms(r *registry) {
+	r.handle(sudoCmd, "sudo")
+	r.handle(doasCmd, "doas")
+	r.handle(envCmd, "env")
+	r.handle(sshCmd, "ssh", "autossh", "mosh")
+	r.handle(suCmd, "su")
+	r.handle(simpleWrapper("", 0), "nohup", "setsid", "unbuffer", "caffeinate", "chronic", "catchsegv", "proxychains", "proxychains4", "torsocks", "builtin")
+	r.handle(simpleWrapper("-n --adjustment", 0), "nice")
+	r.handle(simpleWrapper("-i -o -e --input --output --error", 0), "stdbuf")
+	r.handle(simpleWrapper("", 1), "taskset")
+	r.handle(timeCmd, "time")
+	r.handle(commandCmd, "command")
+	r.handle(execCmd, "exec")
+	r.handle(timeoutCmd, "timeout", "gtimeout")
+	r.handle(watchCmd, "watch")
+	r.handle(flockCmd, "flock")
+	r.handle(ioniceCmd, "ionice")
+	r.handle(chrootCmd, "chroot")
+	r.handle(nsenterCmd, "nsenter", "unshare")
+	r.handle(busyboxCmd, "busybox", "toybox")
+	r.handle(evalCmd, "eval")
+	r.handle(sourceCmd, "source", ".")
+	r.handle(trapCmd, "trap")
+	r.handle(xargsCmd, "xargs")
+	r.handle(parallelCmd, "parallel")
+	r.handle(shellCmd, "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash", "busybox-sh")
+}
+
 // runInner classifies the inner command of a wrapper, or says what happens
 // when there is none.
 func runInner(st *state, inner []arg, in input, none judgement) judgement {
@@ -89,12 +118,6 @@ func envCmd(st *state, c command) judgement {
 		inner = append(split, inner...)
 	}
 	return runInner(st, inner, c.in, is(ReadOnly, "env without a command prints the environment"))
-}
-
-// shells are the programs whose -c runs a shell script.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "ash": true,
-	"mksh": true, "yash": true, "fish": true, "rbash": true, "busybox-sh": true,
 }
 
 // shellCmd: bash [options] [-c SCRIPT [name [args]] | -s | FILE].

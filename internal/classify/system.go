@@ -1,0 +1,91 @@
+package classify
+
+import "strings"
+
+// The system: what describes the machine (read_only), what changes how it
+// boots, mounts and loads modules (config_mutation), and what stops it or
+// signals processes (service_control).
+
+// systemPrograms registers the system tools.
+func systemPrograms(r *registry) {
+	r.handle(crontabCmd, "crontab")
+	r.handle(sysctlCmd, "sysctl")
+	r.handle(hostnameCmd, "hostname")
+	r.handle(settingsCtlCmd, "hostnamectl", "timedatectl", "localectl")
+	r.fixed(ReadOnly, map[string]string{
+		"whoami": "prints the user name", "id": "prints user ids", "groups": "prints groups",
+		"uname": "prints system information", "arch": "prints the architecture", "uptime": "prints uptime",
+		"w": "lists logged-in users", "who": "lists logged-in users", "last": "lists logins",
+		"users": "lists logged-in users", "locale": "prints locale settings", "free": "prints memory use",
+		"vmstat": "prints system statistics", "iostat": "prints I/O statistics", "mpstat": "prints CPU statistics",
+		"nproc": "counts CPUs", "lscpu": "describes CPUs", "lspci": "lists PCI devices",
+		"lsusb": "lists USB devices", "lsmod": "lists kernel modules", "dmesg": "prints kernel messages",
+		"ps": "lists processes", "pgrep": "finds processes", "pidof": "finds processes", "top": "shows processes",
+		"htop": "shows processes", "btop": "shows processes", "lsof": "lists open files",
+		"getent": "looks up users and hosts", "logname": "prints the login name",
+		"env-update": "prints the environment", "pstree": "lists processes",
+		"systemd-analyze": "analyses boot time", "loginctl": "lists sessions", "hostid": "prints the host id",
+		"smartctl": "reads disk health", "sensors": "reads sensors", "nvidia-smi": "shows GPUs",
+	})
+	r.fixed(ConfigMutation, map[string]string{
+		"mount": "mounts file systems", "umount": "unmounts file systems", "swapon": "enables swap",
+		"swapoff": "disables swap", "modprobe": "loads kernel modules", "insmod": "loads kernel modules",
+		"rmmod": "unloads kernel modules", "ldconfig": "rebuilds the library cache",
+		"update-alternatives": "changes default programs", "update-grub": "rewrites the boot loader configuration",
+		"grub-install": "installs the boot loader", "update-initramfs": "rebuilds the initramfs",
+		"dracut": "rebuilds the initramfs", "locale-gen": "generates locales", "tzdata": "sets the time zone",
+		"certbot": "requests and installs certificates",
+	})
+	r.fixed(ServiceControl, map[string]string{
+		"shutdown": "shuts the machine down", "reboot": "reboots the machine",
+		"poweroff": "powers the machine off", "halt": "halts the machine", "init": "changes the run level",
+		"telinit": "changes the run level", "kill": "signals a process", "pkill": "signals processes",
+		"killall": "signals processes",
+	})
+}
+
+// crontabCmd: -l reads; -r removes every job; anything else replaces the
+// table.
+func crontabCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-u"})
+	switch {
+	case o.has("-l"):
+		return is(ReadOnly, "crontab -l lists scheduled jobs")
+	case o.has("-r"):
+		return is(Destructive, "crontab -r deletes every scheduled job without asking")
+	}
+	return is(ConfigMutation, "crontab replaces or edits scheduled jobs")
+}
+
+// sysctlCmd: reading kernel settings is fine, writing them is not.
+func sysctlCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-p --load"})
+	if o.has("-w", "--write", "-p", "--load", "--system") {
+		return is(ConfigMutation, "sysctl changes kernel settings")
+	}
+	for _, op := range o.operands {
+		if strings.Contains(op.text, "=") {
+			return is(ConfigMutation, "sysctl changes kernel settings")
+		}
+	}
+	return is(ReadOnly, "sysctl reads kernel settings")
+}
+
+// hostnameCmd: hostname prints the name; with an operand it sets it.
+func hostnameCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-F --file"})
+	if len(o.operands) > 0 || o.has("-F", "--file") {
+		return is(ConfigMutation, "hostname changes the host name")
+	}
+	return is(ReadOnly, "hostname prints the host name")
+}
+
+// settingsCtlCmd: hostnamectl, timedatectl and localectl show settings,
+// and change them with set-* subcommands.
+func settingsCtlCmd(_ *state, c command) judgement {
+	verb, _ := subcommand(c.args, "-H --host -M --machine")
+	if verb == "" || verb == "status" || strings.HasPrefix(verb, "list") || strings.HasPrefix(verb, "show") || helpOnly(c.args) {
+		return is(ReadOnly, c.name+" shows settings")
+	}
+	return is(ConfigMutation, c.name+" "+verb+" changes system settings")
+}
