@@ -239,6 +239,9 @@ func printTranscript(w io.Writer, v service.SessionView) {
 		case logbook.KindToolResult:
 			fmt.Fprintf(w, "%s  ← result%s\n%s\n\n", head, mark, indent(logbook.Clip(e.Text, 1000)))
 		default:
+			if e.Author != nil {
+				mark = " from " + e.Author.Actor + mark
+			}
 			fmt.Fprintf(w, "%s  %s%s\n%s\n\n", head, strings.ToUpper(string(e.Kind)), mark, indent(e.Text))
 		}
 	}

@@ -34,13 +34,15 @@ func TestSessionsCommands(t *testing.T) {
 	}
 	alice := service.Caller{Actor: "alice", Project: "demo"}
 	goal := "Fix the flaky login test"
-	s, _, _ := svc.StartSession(ctx, alice, service.StartParams{Harness: "claude-code", Fields: logbook.SessionFields{Goal: &goal}})
+	subject := "auth"
+	s, _, _ := svc.StartSession(ctx, alice, service.StartParams{Harness: "claude-code", Fields: logbook.SessionFields{Goal: &goal, Subject: &subject}})
 	_, _ = svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{
 		{Kind: logbook.KindPrompt, Text: "the login test fails one run in five"},
 		{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t1", Payload: []byte(`{"command":"go test ./auth"}`)},
 		{Kind: logbook.KindToolResult, ToolCallID: "t1", Text: "FAIL: TestLogin"},
 		{Kind: logbook.KindMessage, Role: "assistant", Text: "It shares a clock with another test."},
 	}})
+	_, _ = svc.AddNote(ctx, service.Caller{Actor: "bob", Project: "demo"}, service.NoteParams{Subject: "auth", Text: "login is down in staging"})
 	_, _, _ = svc.Claim(ctx, alice, service.ClaimParams{SessionID: s.ID, Subject: "src/auth/"})
 	other, _, _ := svc.StartSession(ctx, alice, service.StartParams{Harness: "codex"})
 	_, _ = svc.EndSession(ctx, alice, other.ID, service.EndParams{Outcome: logbook.OutcomeFailed, Blocker: logbook.BlockerRateLimited})
@@ -66,7 +68,7 @@ func TestSessionsCommands(t *testing.T) {
 		t.Errorf("sessions list --json --harness codex: %s", out)
 	}
 	show := run("sessions", "show", s.ID)
-	for _, want := range []string{goal, "PROMPT", "the login test fails", "→ Bash", "go test ./auth", "← result", "FAIL: TestLogin", "ASSISTANT"} {
+	for _, want := range []string{goal, "PROMPT", "the login test fails", "→ Bash", "go test ./auth", "← result", "FAIL: TestLogin", "ASSISTANT", "NOTE from bob"} {
 		if !strings.Contains(show, want) {
 			t.Errorf("sessions show lacks %q:\n%s", want, show)
 		}

@@ -335,6 +335,17 @@ func TestAPI(t *testing.T) {
 			if n.body["told"] != float64(1) {
 				t.Errorf("note: %s", n.raw)
 			}
+			c.do("POST", "/v1/notes", adminToken, map[string]any{"project": "demo", "issue": "#44", "text": "from the admin"}).problem(t, 403, "")
+			// The note says who sent it; the owner's own entries cannot
+			// claim an author.
+			noted := c.do("GET", "/v1/sessions/"+live.body["id"].(string), alice, nil).expect(t, 200)
+			entries := noted.body["entries"].([]any)
+			author, _ := entries[len(entries)-1].(map[string]any)["author"].(map[string]any)
+			if len(entries) != 1 || author["actor"] != "bob" || author["token_id"] == "" || author["token_id"] == nil {
+				t.Errorf("the session after bob's note and the admin's refused one: %s", noted.raw)
+			}
+			c.do("POST", "/v1/sessions/"+live.body["id"].(string)+"/entries", alice,
+				`{"entries":[{"kind":"note","text":"from bob, honest","author":{"actor":"bob"}}]}`).problem(t, 400, "entries[0].author")
 			c.do("POST", "/v1/notes", bob, map[string]any{"project": "demo", "text": "?"}).problem(t, 400, "issue")
 
 			liveID := live.body["id"].(string)

@@ -76,6 +76,8 @@ var (
 	writeSession  = [callers]int{401, 404, 403, 200, 403}
 	adminOnly     = [callers]int{401, 403, 403, 403, 201}
 	projectCreate = [callers]int{401, 403, 201, 201, 201}
+	// A session of project demo named as one of project other.
+	sessionElsewhere = [callers]int{401, 404, 403, 403, 404}
 )
 
 func authzRoutes() []authzRoute {
@@ -106,6 +108,9 @@ func authzRoutes() []authzRoute {
 			static(`{"goal":"another goal"}`), writeSession},
 		{"GET /v1/sessions/{id}/tool_calls", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/tool_calls" }, none, readSession},
 		{"GET /v1/tool_calls", static("/v1/tool_calls?project=demo"), none, readProject},
+		// A session named with a project must be that project's: refused,
+		// never an empty list.
+		{"GET /v1/tool_calls", func(f authzFixture) string { return "/v1/tool_calls?project=other&session=" + f.session }, none, sessionElsewhere},
 		{"GET /v1/stats", static("/v1/stats?project=demo&by=outcome"), none, readProject},
 		{"GET /v1/commits/{sha}/sessions", static("/v1/commits/abc1234/sessions?project=demo"), none, readProject},
 
@@ -113,6 +118,7 @@ func authzRoutes() []authzRoute {
 			return `{"session_id":"` + f.session + `","subject":"` + f.subject + `other.go"}`
 		}, [callers]int{401, 404, 403, 201, 403}},
 		{"GET /v1/claims", static("/v1/claims?project=demo"), none, readProject},
+		{"GET /v1/claims", func(f authzFixture) string { return "/v1/claims?project=other&session_id=" + f.session }, none, sessionElsewhere},
 		{"DELETE /v1/claims/{id}", func(f authzFixture) string { return "/v1/claims/" + f.claim }, none, [callers]int{401, 404, 403, 200, 403}},
 
 		{"GET /v1/events", static("/v1/events?project=demo&after=latest"), none, readProject},
@@ -123,9 +129,10 @@ func authzRoutes() []authzRoute {
 			[callers]int{401, 403, 403, 403, 200}},
 
 		// An agent belongs to the project, and every token of the project
-		// may read it and set its rotation policy; but its session belongs
-		// to the actor that started it, so continuing it, rotating it and
-		// handing it tasks (writes to that session) are the owner's.
+		// may read it; but its session belongs to the actor that started
+		// it, so continuing it, rotating it, handing it tasks and setting
+		// its rotation policy (which decides when that session ends) are
+		// the owner's.
 		{"POST /v1/agents/{agent}/session", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/session?project=demo" }, none,
 			[callers]int{401, 403, 403, 200, 403}},
 		{"POST /v1/agents/{agent}/rotate", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/rotate" },
@@ -133,12 +140,17 @@ func authzRoutes() []authzRoute {
 		{"GET /v1/agents/{agent}", func(f authzFixture) string { return "/v1/agents/" + f.agent + "?project=demo" }, none, readProject},
 		{"PUT /v1/agents/{agent}/rotation_policy", func(f authzFixture) string {
 			return "/v1/agents/" + f.agent + "/rotation_policy?project=demo"
-		}, static(`{"max_age":"24h"}`), readProject},
+		}, static(`{"max_age":"24h"}`), [callers]int{401, 403, 403, 200, 403}},
 		{"POST /v1/agents/{agent}/tasks", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/tasks?project=demo" },
 			static(`{"task_id":"another","text":"do another thing"}`), [callers]int{401, 403, 403, 201, 403}},
 		{"GET /v1/agents/{agent}/tasks", func(f authzFixture) string { return "/v1/agents/" + f.agent + "/tasks?project=demo" }, none, readProject},
 		{"GET /v1/tasks/{task_id}", func(f authzFixture) string { return "/v1/tasks/" + f.task + "?project=demo" }, none, readProject},
-		{"POST /v1/notes", static("/v1/notes"), static(`{"project":"demo","subject":"payroll","text":"a note"}`), readProject},
+		// Every actor of the project may send a note into the sessions on
+		// a subject (it records who sent it); the admin writes into no
+		// actor's session.
+		{"POST /v1/notes", static("/v1/notes"), func(f authzFixture) string {
+			return `{"project":"demo","subject":"` + f.subject + `","text":"a note"}`
+		}, [callers]int{401, 403, 200, 200, 403}},
 	}
 }
 
@@ -147,9 +159,13 @@ func authzRoutes() []authzRoute {
 // log line shows a token, and that every answer that succeeds is what
 // /openapi.json says the route answers.
 func TestAuthzMatrix(t *testing.T) {
+	testdb.Each(t, testAuthzMatrix)
+}
+
+func testAuthzMatrix(t *testing.T, e testdb.Engine) {
 	var logs syncBuffer
 	quiet := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := service.New(testdb.SQLite(t), service.Options{Logger: quiet})
+	svc := service.New(e.Open(t), service.Options{Logger: quiet})
 	if _, err := svc.EnsureAdminToken(context.Background(), adminToken); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +190,7 @@ func TestAuthzMatrix(t *testing.T) {
 		n++
 		f := authzFixture{agent: fmt.Sprintf("agent-%d", n), task: fmt.Sprintf("task-%d", n), subject: fmt.Sprintf("%s%d/", secretSubject, n)}
 		f.session = c.do("POST", "/v1/sessions", alice, map[string]any{"project": "demo", "harness": "h",
-			"harness_session_id": "fx-" + strconv.Itoa(n), "goal": secretGoal}).expect(t, 201).body["id"].(string)
+			"harness_session_id": "fx-" + strconv.Itoa(n), "goal": secretGoal, "subject": f.subject}).expect(t, 201).body["id"].(string)
 		c.do("POST", "/v1/sessions/"+f.session+"/entries", alice, map[string]any{"entries": []map[string]any{
 			{"kind": "prompt", "text": secretEntry},
 			{"kind": "tool_call", "tool": "Bash", "tool_call_id": "t1", "payload": map[string]string{"command": secretEntry}},

@@ -68,6 +68,18 @@ type Entry struct {
 	Key        string          `json:"key,omitempty"`
 	Usage      *Usage          `json:"usage,omitempty"`
 	Superseded bool            `json:"superseded,omitempty"`
+	// Author is who wrote a note sent to the session from outside it
+	// (POST /v1/notes). Every other entry is written by the session's
+	// owner and has none.
+	Author *Author `json:"author,omitempty"`
+}
+
+// Author is the actor, and the token it used, that wrote an entry into a
+// session from outside it. The token's id (never its value) lets the
+// admin revoke it: logbook token revoke TOKEN_ID.
+type Author struct {
+	Actor   string `json:"actor"`
+	TokenID string `json:"token_id,omitempty"`
 }
 
 // Normalize clips an entry's text fields to their limits, redacts secrets

@@ -109,11 +109,21 @@ type ClaimsParams struct {
 	SessionID string
 }
 
-// Claims lists a project's active claims.
+// Claims lists a project's active claims. A session it names must be one
+// of the project's (ErrNotFound otherwise).
 func (s *Service) Claims(ctx context.Context, c Caller, p ClaimsParams) ([]logbook.Claim, error) {
 	project, err := c.projectFor(p.Project)
 	if err != nil {
 		return nil, err
+	}
+	if p.SessionID != "" {
+		sess, err := s.store.SessionGet(ctx, store.SessionGetParams{ID: p.SessionID})
+		if err != nil {
+			return nil, sessionNotFound(p.SessionID, err)
+		}
+		if err := sessionOf(c, project, sess); err != nil {
+			return nil, err
+		}
 	}
 	return s.store.ClaimList(ctx, store.ClaimListParams{Project: project, Subject: logbook.NormalizeSubject(p.Subject),
 		SessionID: p.SessionID, Now: s.now()})

@@ -117,6 +117,11 @@ func normalizeEntries(entries []logbook.Entry) error {
 		if err := entries[i].Normalize(fmt.Sprintf("entries[%d]", i)); err != nil {
 			return err
 		}
+		// The owner writes these; only a note from outside has an author,
+		// which logbook sets (AddNote), never the one who sends it.
+		if entries[i].Author != nil {
+			return logbook.Invalid(fmt.Sprintf("entries[%d].author", i), "logbook records who wrote an entry; leave author out")
+		}
 	}
 	return nil
 }

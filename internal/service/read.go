@@ -314,6 +314,11 @@ func (s *Service) ToolCalls(ctx context.Context, c Caller, p ToolCallParams) (To
 		if err != nil || !c.sees(sess.Project) {
 			return ToolCallPage{}, sessionNotFound(p.SessionID, errOr(err, logbook.ErrNotFound))
 		}
+		if p.Project != "" {
+			if err := sessionOf(c, p.Project, sess); err != nil {
+				return ToolCallPage{}, err
+			}
+		}
 	} else {
 		project, err := c.projectFor(p.Project)
 		if err != nil {

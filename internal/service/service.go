@@ -137,6 +137,11 @@ type Caller struct {
 	Actor   string
 	Project string
 	Admin   bool
+	// TokenID is the id of the token the caller authenticated with (empty
+	// for a caller made in code, such as the CLI's admin on the database).
+	TokenID string
+	// hash is that token's SHA-256, by which Recheck looks it up again.
+	hash string
 }
 
 // sees reports whether the caller may read the project's data.

@@ -626,7 +626,7 @@ func testTokens(t *testing.T, b *bundle) {
 	must(t, err)
 	carol, err := b.svc.Authenticate(b.ctx, tok)
 	must(t, err)
-	if carol != (service.Caller{Actor: "carol", Project: "proj"}) {
+	if carol.Actor != "carol" || carol.Project != "proj" || carol.Admin || carol.TokenID == "" {
 		t.Errorf("carol's caller: %+v", carol)
 	}
 	if _, err := b.svc.CreateToken(b.ctx, carol, "proj", "dave"); !errors.Is(err, logbook.ErrForbidden) {

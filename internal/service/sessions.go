@@ -193,6 +193,21 @@ func (s *Service) loadForWrite(ctx context.Context, tx *work, c Caller, id strin
 	return sess, nil
 }
 
+// sessionOf checks that a session a request names alongside a project is
+// one of that project's: naming a project the caller cannot see is
+// ErrForbidden, a session of another project ErrNotFound (as a session
+// the caller cannot see is), never an empty answer.
+func sessionOf(c Caller, named string, sess logbook.Session) error {
+	project, err := c.projectFor(named)
+	if err != nil {
+		return err
+	}
+	if sess.Project != project {
+		return fmt.Errorf("no session %q in project %s: %w", sess.ID, project, logbook.ErrNotFound)
+	}
+	return nil
+}
+
 func sessionNotFound(id string, err error) error {
 	if errors.Is(err, logbook.ErrNotFound) {
 		return fmt.Errorf("no session %q in your projects: %w", id, logbook.ErrNotFound)

@@ -163,7 +163,10 @@ func (s *Service) Agent(ctx context.Context, c Caller, project, agent string) (A
 // SetRotationPolicy sets when the agent rotates by itself: after its
 // session reaches maxAge, or uses more than maxInputTokens input tokens
 // (zero turns a limit off). It is checked whenever the agent's session is
-// ensured or given a task.
+// ensured or given a task. The policy decides when the agent's current
+// session ends, so while that session goes on only its owner sets it
+// (ErrForbidden for anyone else, the admin too); an agent with no session
+// going on takes it from any token of the project.
 func (s *Service) SetRotationPolicy(ctx context.Context, c Caller, project, agent string, maxAge time.Duration, maxInputTokens int64) (logbook.Agent, error) {
 	project, name, err := agentName(c, project, agent)
 	if err != nil {
@@ -176,6 +179,16 @@ func (s *Service) SetRotationPolicy(ctx context.Context, c Caller, project, agen
 	err = s.inTx(ctx, func(tx *work) error {
 		if a, err = lockAgent(ctx, tx, project, name, s.now()); err != nil {
 			return err
+		}
+		if a.CurrentSessionID != "" {
+			current, err := tx.SessionGet(ctx, store.SessionGetParams{ID: a.CurrentSessionID})
+			if err != nil && !errors.Is(err, logbook.ErrNotFound) {
+				return err
+			}
+			if err == nil && !current.EndedOnPurpose() && current.Actor != c.Actor {
+				return fmt.Errorf("agent %s's current session belongs to actor %q; its rotation policy decides when that session ends, so only its owner sets it: %w",
+					name, current.Actor, logbook.ErrForbidden)
+			}
 		}
 		a.Policy = logbook.RotationPolicy{MaxAgeSeconds: int64(maxAge / time.Second), MaxInputTokens: maxInputTokens}
 		return tx.AgentUpdate(ctx, &a)
@@ -203,8 +216,13 @@ type NoteResult struct {
 // AddNote adds a note entry to every active session attached to or naming
 // the issue or pull, or with the subject, so an agent reading its session
 // hears of a review comment or a status change. It is not a heartbeat of
-// those sessions. Any token of the project may send one.
+// those sessions. Every actor of the project may send one, and the note
+// records who did (its Author: the actor and its token's id). The admin
+// may not: it writes into no actor's session.
 func (s *Service) AddNote(ctx context.Context, c Caller, p NoteParams) (NoteResult, error) {
+	if c.Admin {
+		return NoteResult{}, fmt.Errorf("the admin token writes into no actor's session; send the note with a token of the project: %w", logbook.ErrForbidden)
+	}
 	project, err := c.projectFor(p.Project)
 	if err != nil {
 		return NoteResult{}, err
@@ -224,7 +242,8 @@ func (s *Service) AddNote(ctx context.Context, c Caller, p NoteParams) (NoteResu
 	if text == "" {
 		return NoteResult{}, logbook.Invalid("text", "a note needs text")
 	}
-	entry := logbook.Entry{Kind: logbook.KindNote, Role: logbook.RoleSystem, Text: text}
+	entry := logbook.Entry{Kind: logbook.KindNote, Role: logbook.RoleSystem, Text: text,
+		Author: &logbook.Author{Actor: c.Actor, TokenID: c.TokenID}}
 	if k := logbook.Clip(p.Key, logbook.MaxID); k != "" {
 		entry.Key = "note:" + k
 	}

@@ -76,7 +76,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error
 	if subtle.ConstantTimeCompare([]byte(t.Hash), []byte(hash)) != 1 {
 		return Caller{}, fmt.Errorf("this token is not known or was revoked: %w", logbook.ErrUnauthorized)
 	}
-	c := Caller{Actor: t.Actor, Project: t.Project, Admin: t.Admin}
+	c := Caller{Actor: t.Actor, Project: t.Project, Admin: t.Admin, TokenID: t.ID, hash: hash}
 	s.auth.put(hash, c, s.nowFunc())
 	return c, nil
 }

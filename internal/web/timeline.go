@@ -68,6 +68,9 @@ func (it timelineItem) Label() string {
 	case logbook.KindSkill:
 		return "Skill"
 	default:
+		if it.Author != nil {
+			return "Note from " + it.Author.Actor
+		}
 		return "Note"
 	}
 }

@@ -38,6 +38,17 @@ func TestBuildTimeline(t *testing.T) {
 	if it := items[3]; it.Result != nil || it.Label() != "Tool result" {
 		t.Errorf("an unpaired result: %+v", it)
 	}
+	for _, tc := range []struct {
+		e    logbook.Entry
+		want string
+	}{
+		{logbook.Entry{Kind: logbook.KindNote, Text: "hook notice"}, "Note"},
+		{logbook.Entry{Kind: logbook.KindNote, Text: "CI is red", Author: &logbook.Author{Actor: "bob", TokenID: "t1"}}, "Note from bob"},
+	} {
+		if got := (timelineItem{Entry: tc.e}).Label(); got != tc.want {
+			t.Errorf("label of %q: %q, want %q (a note says who sent it)", tc.e.Text, got, tc.want)
+		}
+	}
 	if it := items[4]; it.Result != nil || it.Status != "pending" {
 		t.Errorf("a call without a result: status %q", it.Status)
 	}

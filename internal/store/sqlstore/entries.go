@@ -12,7 +12,7 @@ import (
 )
 
 func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (inserted int, err error) {
-	const columns = 14
+	const columns = 16
 	// One multi-row INSERT per chunk of rows: a batch of 500 entries is a
 	// few statements, not 500 round trips. The chunk size is the engine's
 	// (see Dialect.InsertRows).
@@ -37,11 +37,16 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 			if en.Superseded {
 				superseded = sql.NullInt64{Int64: micros(en.At), Valid: true}
 			}
+			var author, authorToken sql.NullString
+			if en.Author != nil {
+				author = sql.NullString{String: en.Author.Actor, Valid: true}
+				authorToken = sql.NullString{String: en.Author.TokenID, Valid: true}
+			}
 			args = append(args, en.SessionID, en.Seq, micros(en.At), string(en.Kind), en.Role, en.Text, en.Tool,
-				en.ToolCallID, payload, en.Commit, key, in, out, superseded)
+				en.ToolCallID, payload, en.Commit, key, in, out, superseded, author, authorToken)
 		}
 		query := `INSERT INTO entries (session_id, seq, at, kind, role, text, tool, tool_call_id,
-			payload, commit_sha, key, input_tokens, output_tokens, superseded_at) VALUES ` + placeholders(len(part), columns) +
+			payload, commit_sha, key, input_tokens, output_tokens, superseded_at, author, author_token) VALUES ` + placeholders(len(part), columns) +
 			` ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING`
 		res, err := e.exec(ctx, query, args...)
 		if err != nil {
@@ -116,7 +121,7 @@ func (e executor) EntryExistingKeys(ctx context.Context, sessionID string, keys 
 
 func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]logbook.Entry, error) {
 	query := `SELECT id, session_id, seq, at, kind, role, text, tool, tool_call_id, payload, commit_sha, key,
-		input_tokens, output_tokens, superseded_at IS NOT NULL
+		input_tokens, output_tokens, superseded_at IS NOT NULL, author, author_token
 		FROM entries WHERE session_id = $1 AND seq > $2`
 	if !p.IncludeSuperseded {
 		query += ` AND superseded_at IS NULL`
@@ -131,11 +136,14 @@ func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]log
 	for rows.Next() {
 		var en logbook.Entry
 		var at int64
-		var payload, key sql.NullString
+		var payload, key, author, authorToken sql.NullString
 		var in, out sql.NullInt64
 		if err := rows.Scan(&en.ID, &en.SessionID, &en.Seq, &at, &en.Kind, &en.Role, &en.Text, &en.Tool,
-			&en.ToolCallID, &payload, &en.Commit, &key, &in, &out, &en.Superseded); err != nil {
+			&en.ToolCallID, &payload, &en.Commit, &key, &in, &out, &en.Superseded, &author, &authorToken); err != nil {
 			return nil, e.interpretError(err, "listing entries")
+		}
+		if author.Valid {
+			en.Author = &logbook.Author{Actor: author.String, TokenID: authorToken.String}
 		}
 		en.At = fromMicros(at)
 		if payload.Valid {

@@ -24,12 +24,20 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 			{SessionID: s.ID, Seq: 2, At: base.Add(time.Second), Kind: logbook.KindToolCall, Tool: "Bash",
 				ToolCallID: "t1", Payload: json.RawMessage(`{"command":"ls"}`), Commit: "abc", Key: "k1",
 				Usage: &logbook.Usage{InputTokens: 3, OutputTokens: 4}},
+			{SessionID: s.ID, Seq: 3, At: base, Kind: logbook.KindNote, Text: "CI is red",
+				Author: &logbook.Author{Actor: "bob", TokenID: "tok-1"}},
 		}
 		insertAll(t, st, in)
 		got, err := st.EntryList(ctx, store.EntryListParams{SessionID: s.ID, Limit: 10})
 		must(t, err)
-		if len(got) != 2 {
-			t.Fatalf("listed %d entries, want 2", len(got))
+		if len(got) != 3 {
+			t.Fatalf("listed %d entries, want 3", len(got))
+		}
+		if got[2].Author == nil || *got[2].Author != (logbook.Author{Actor: "bob", TokenID: "tok-1"}) {
+			t.Errorf("a note's author reads back as %+v", got[2].Author)
+		}
+		if got[0].Author != nil || got[1].Author != nil {
+			t.Errorf("entries written without an author read back with one")
 		}
 		equal(t, "seq", got[1].Seq, int64(2))
 		equal(t, "at", got[1].At, base.Add(time.Second))
