@@ -118,7 +118,7 @@ func (h *handler) routes() []route {
 }
 
 func (h *handler) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "engine": h.svc.Store().Engine()})
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "engine": h.svc.Engine()})
 }
 
 // authenticated runs fn with the caller its bearer token stands for, or

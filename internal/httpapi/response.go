@@ -39,6 +39,7 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	var invalid *logbook.ValidationError
 	var tooBig *http.MaxBytesError
 	var held *logbook.ClaimConflictError
+	var unavailable *logbook.UnavailableError
 	switch {
 	case errors.As(err, &held):
 		w.Header().Set("Content-Type", "application/problem+json")
@@ -71,17 +72,22 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		// here, and no one is left to read the answer.
 		h.log.InfoContext(r.Context(), "client went away", "method", r.Method, "path", r.URL.Path)
 		writeProblem(w, http.StatusServiceUnavailable, "Request cancelled", "the client closed the request before it was answered", "")
+	case errors.As(err, &unavailable):
+		// The client should send the same request again shortly; nothing
+		// it was told was stored is lost. The reason is the engine's, in
+		// words an operator can act on, without the driver's message.
+		h.log.WarnContext(r.Context(), "database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", retryAfterUnavailable)
+		writeProblem(w, http.StatusServiceUnavailable, "Service unavailable", unavailable.Reason, "")
 	default:
-		if msg, ok := unavailable(err); ok {
-			h.log.WarnContext(r.Context(), "database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
-			w.Header().Set("Retry-After", retryAfterUnavailable)
-			writeProblem(w, http.StatusServiceUnavailable, "Service unavailable", msg, "")
-			return
-		}
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeProblem(w, http.StatusInternalServerError, "Internal error", "the server could not complete this request; it was logged", "")
 	}
 }
+
+// retryAfterUnavailable is the Retry-After, in seconds, of a 503 answered
+// while the database cannot be reached or cannot take writes.
+const retryAfterUnavailable = "2"
 
 // detail is err's message without the sentinel's own text at its end, which
 // would only repeat the title.

@@ -1,76 +1,62 @@
-package httpapi
+package httpapi_test
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
-	"errors"
-	"fmt"
-	"net"
-	"path/filepath"
-	"syscall"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/logbookhq/logbook/internal/logbook"
-	"github.com/logbookhq/logbook/internal/store/sqlitestore"
+	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/store/pgstore"
+	"github.com/logbookhq/logbook/internal/testdb"
 )
 
-// readOnlySQLiteError is the error a real write to a read-only SQLite
-// database gives.
-func readOnlySQLiteError(t *testing.T) error {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "ro.db")
-	st, err := sqlitestore.Open(context.Background(), path)
+// TestDatabaseUnavailable: while the database refuses connections, the
+// API answers 503 with Retry-After and a detail an operator can act on
+// (the engine read its own code as logbook.ErrUnavailable), and serves
+// again once the database is back.
+func TestDatabaseUnavailable(t *testing.T) {
+	ctx := context.Background()
+	dbURL := testdb.PostgresURL(t)
+	st, err := pgstore.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
+	t.Cleanup(func() { st.Close() })
+	svc := service.New(st, service.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if _, err := svc.EnsureAdminToken(ctx, adminToken); err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	_, err = db.Exec(`INSERT INTO projects (name, created_at) VALUES ('p', 0)`)
-	if err == nil {
-		t.Fatal("a write to a read-only SQLite database succeeded")
-	}
-	return fmt.Errorf("error storing: %w", err)
-}
+	mux := http.NewServeMux()
+	httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.Options{})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	c := &client{t: t, url: srv.URL}
+	alice := c.token("demo", "alice")
+	c.do("GET", "/v1/sessions?project=demo", alice, nil).expect(t, 200)
 
-func TestUnavailable(t *testing.T) {
-	wrap := func(err error) error { return fmt.Errorf("error reading session: %w", err) }
-	cases := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"admin shutdown (pg_terminate_backend)", wrap(&pgconn.PgError{Code: "57P01"}), true},
-		{"server starting up", wrap(&pgconn.PgError{Code: "57P03"}), true},
-		{"connection failure class 08", wrap(&pgconn.PgError{Code: "08006"}), true},
-		{"too many connections", wrap(&pgconn.PgError{Code: "53300"}), true},
-		{"bad connection", wrap(driver.ErrBadConn), true},
-		{"closed connection", wrap(pgconn.ErrConnClosed), true},
-		{"network error", wrap(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), true},
-		{"connection reset", wrap(syscall.ECONNRESET), true},
-		{"deadline", wrap(context.DeadlineExceeded), true},
-		{"unwrapped message", errors.New("failed to receive message: unexpected EOF"), true},
-		{"read-only SQLite", readOnlySQLiteError(t), true},
+	admin, name := testdb.PostgresAdmin(t, dbURL)
+	if _, err := admin.Exec(`ALTER DATABASE ` + name + ` ALLOW_CONNECTIONS false`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, name); err != nil {
+		t.Fatal(err)
+	}
+	r := c.do("GET", "/v1/sessions?project=demo", alice, nil)
+	r.problem(t, 503, "")
+	if r.header.Get("Retry-After") == "" {
+		t.Error("a 503 without Retry-After")
+	}
+	if detail, _ := r.body["detail"].(string); !strings.Contains(detail, "cannot be reached") {
+		t.Errorf("detail %q does not say the database cannot be reached", detail)
+	}
 
-		{"unique violation", wrap(&pgconn.PgError{Code: "23505"}), false},
-		{"syntax error", wrap(&pgconn.PgError{Code: "42601"}), false},
-		{"not found", wrap(logbook.ErrNotFound), false},
-		{"a bug", errors.New("index out of range"), false},
-		{"closed store (shutdown)", wrap(errors.New("sql: database is closed")), false},
+	if _, err := admin.Exec(`ALTER DATABASE ` + name + ` ALLOW_CONNECTIONS true`); err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range cases {
-		detail, got := unavailable(c.err)
-		if got != c.want {
-			t.Errorf("%s: unavailable(%v) = %v, want %v", c.name, c.err, got, c.want)
-		}
-		if got && detail == "" {
-			t.Errorf("%s: no detail for the 503", c.name)
-		}
-	}
+	c.do("GET", "/v1/sessions?project=demo", alice, nil).expect(t, 200)
 }

@@ -24,7 +24,39 @@ var (
 	// ErrEnded means the session was ended on purpose and takes no more
 	// writes; the caller should start a new session.
 	ErrEnded = errors.New("logbook: session has ended")
+	// ErrUnavailable means the database cannot serve the request for now
+	// (out of reach, restarting, busy, a full disk, a read-only file), as
+	// opposed to a bug or a bad request: nothing of the request was stored
+	// and the caller should send it again shortly. Each engine recognises
+	// its own codes for it; an *UnavailableError says why.
+	ErrUnavailable = errors.New("logbook: unavailable")
 )
+
+// UnavailableError says why the database cannot serve a request now, in
+// words an operator can act on. It matches ErrUnavailable with errors.Is
+// and unwraps to the engine's own error.
+type UnavailableError struct {
+	Reason string // e.g. "the database's disk is full; free space on the server, then retry"
+	Err    error  // the engine's error; nil when there is none
+}
+
+// Unavailable returns an *UnavailableError for reason, caused by err.
+func Unavailable(reason string, err error) *UnavailableError {
+	return &UnavailableError{Reason: reason, Err: err}
+}
+
+func (e *UnavailableError) Error() string {
+	if e.Err == nil {
+		return e.Reason
+	}
+	return e.Reason + ": " + e.Err.Error()
+}
+
+// Is makes an *UnavailableError match ErrUnavailable.
+func (e *UnavailableError) Is(target error) bool { return target == ErrUnavailable }
+
+// Unwrap returns the engine's error.
+func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // ValidationError names the field that is wrong and what would be right.
 // It matches ErrInvalid with errors.Is.

@@ -71,7 +71,8 @@ func (c *committer) do(ctx context.Context, fn func(*work) error) error {
 // ErrShuttingDown answers a write that arrived as the server was stopping;
 // nothing of it was written, and the caller may retry it (on another
 // replica, or once this one is back).
-var ErrShuttingDown = errors.New("the server is shutting down; retry shortly")
+// It matches logbook.ErrUnavailable.
+var ErrShuttingDown error = logbook.Unavailable("the server is shutting down; retry shortly", nil)
 
 // run takes groups of requests until ctx ends.
 func (c *committer) run(ctx context.Context) {

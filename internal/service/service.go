@@ -124,8 +124,9 @@ func (s *Service) announceEvery(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Store returns the store the service runs on.
-func (s *Service) Store() store.Store { return s.store }
+// Engine names the database engine the service runs on ("sqlite" or
+// "postgres"), for the health check.
+func (s *Service) Engine() string { return s.store.Engine() }
 
 // now is the current time at the store's precision (microseconds, UTC), so
 // what a method returns equals what a later read gives back.

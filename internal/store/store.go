@@ -10,6 +10,9 @@
 //   - A missing row is logbook.ErrNotFound, never a zero value and nil.
 //   - A unique key clash is logbook.ErrConflict.
 //   - Times are stored with microsecond precision, in UTC.
+//   - An error that means the database cannot serve the call for now (out
+//     of reach, shutting down, busy, a full disk) matches
+//     logbook.ErrUnavailable; each engine reads its own codes for it.
 package store
 
 import (
@@ -29,8 +32,16 @@ type Store interface {
 	// the transaction ends.
 	Begin(ctx context.Context) (Tx, error)
 
-	// Engine names the engine: "sqlite" or "postgres".
+	// Engine names the engine: "sqlite" or "postgres", for people to read
+	// (the health check, bench reports). What engines do differently is
+	// asked of a capability method such as CanBackup or SingleWriter,
+	// never of this name.
 	Engine() string
+
+	// CanBackup reports whether Backup copies the database itself
+	// (SQLite). Where it does not (PostgreSQL), Backup returns an error
+	// that says which of the engine's own tools to use.
+	CanBackup() bool
 
 	// Optimize refreshes the query planner's statistics where the engine
 	// needs to be told (SQLite's PRAGMA optimize; PostgreSQL's autovacuum

@@ -13,6 +13,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -77,9 +78,42 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		SequenceAfterCommit: true,
 		SequenceLockSQL:     `SELECT pg_try_advisory_xact_lock(74740002)`,
 		NotifySQL:           `SELECT pg_notify('` + NotifyChannel + `', $1)`,
+		Unavailable:         unavailable,
+		NoBackup:            ErrBackup,
 	})
 	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
 	return st, nil
+}
+
+// ErrBackup is what Backup answers: PostgreSQL's own tools take a
+// consistent copy of a live database.
+var ErrBackup = errors.New(`logbook does not copy a PostgreSQL database itself; use pg_dump, which takes a consistent snapshot while logbook runs:
+  pg_dump --format=custom --file=PATH "postgres://USER@HOST:5432/DB"
+and restore it into an empty database with:
+  pg_restore --no-owner --dbname="postgres://USER@HOST:5432/NEWDB" PATH`)
+
+// unavailable reads PostgreSQL's codes for "the database cannot serve this
+// now": whatever the server said while connecting (restarting, refusing
+// connections, too many clients) means the request did not reach it;
+// class 08 is a connection exception; 57P01-57P03 a server shutting down,
+// crashed or not yet accepting connections; 53300 too many connections;
+// 40001 and 40P01 a transaction that lost to a concurrent one (a
+// serialization failure, a deadlock) and may simply be sent again.
+func unavailable(err error) (reason string, ok bool) {
+	var connectErr *pgconn.ConnectError
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &connectErr), errors.Is(err, pgconn.ErrConnClosed), pgconn.Timeout(err):
+		return sqlstore.Unreachable, true
+	case errors.As(err, &pgErr):
+		switch code := pgErr.Code; {
+		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03", code == "53300":
+			return sqlstore.Unreachable, true
+		case code == "40001", code == "40P01":
+			return "the database gave way to a concurrent request; retry shortly (nothing of this one was stored)", true
+		}
+	}
+	return "", false
 }
 
 // isInvalidText: 22021 character_not_in_repertoire (a NUL byte in text),

@@ -2,6 +2,7 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -102,5 +103,51 @@ func TestCommittedEventsWakeOtherReplicas(t *testing.T) {
 		case <-deadline:
 			t.Fatal("committing events through one store never woke Listen on the other")
 		}
+	}
+}
+
+// TestCutConnectionIsUnavailable: a transaction whose connection the
+// server terminates (an admin, a failover) fails as logbook.ErrUnavailable,
+// which the API answers 503 with Retry-After, not as an internal error.
+func TestCutConnectionIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	dbURL := testdb.PostgresURL(t)
+	st, err := pgstore.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := tx.ProjectEnsure(ctx, "p", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	admin, name := testdb.PostgresAdmin(t, dbURL)
+	if _, err := admin.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, name); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.SessionGet(ctx, store.SessionGetParams{ID: "x"})
+	if !errors.Is(err, logbook.ErrUnavailable) {
+		t.Fatalf("a query on a terminated connection: %v, want logbook.ErrUnavailable", err)
+	}
+	var unavailable *logbook.UnavailableError
+	if !errors.As(err, &unavailable) || !strings.Contains(unavailable.Reason, "cannot be reached") {
+		t.Errorf("the reason %q does not say the database cannot be reached", unavailable.Reason)
+	}
+}
+
+// TestBackupSaysPgDump: logbook does not copy a PostgreSQL database; Backup
+// says which tools do.
+func TestBackupSaysPgDump(t *testing.T) {
+	st := testdb.Postgres(t)
+	if st.CanBackup() {
+		t.Error("CanBackup is true on PostgreSQL")
+	}
+	err := st.Backup(context.Background(), t.TempDir()+"/backup")
+	if err == nil || !strings.Contains(err.Error(), "pg_dump") || !strings.Contains(err.Error(), "pg_restore") {
+		t.Fatalf("Backup on PostgreSQL: err = %v, want one that explains pg_dump and pg_restore", err)
 	}
 }

@@ -100,6 +100,10 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		},
 		SingleWriter:    true,
 		CacheStatements: true,
+		Unavailable:     unavailable,
+		// VACUUM INTO reads one consistent snapshot (other connections
+		// keep writing meanwhile, thanks to WAL) and writes a compact copy.
+		BackupSQL: `VACUUM INTO $1`,
 		// Moves when another process commits to the file: the store keeps
 		// active sessions' rows in memory only while nobody else writes.
 		DataVersionSQL: "PRAGMA data_version",
@@ -113,6 +117,28 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// unavailable reads SQLite's result codes for "the database cannot serve
+// this now" (an extended code carries its primary code in its low byte):
+// a full disk, a read-only file, a disk error, a lock another process
+// holds past busy_timeout.
+func unavailable(err error) (reason string, ok bool) {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return "", false
+	}
+	switch e.Code() & 0xff {
+	case sqlite3.SQLITE_FULL:
+		return "the database's disk is full; free space on the server, then retry (nothing acknowledged was lost)", true
+	case sqlite3.SQLITE_READONLY:
+		return "the database file is read-only; make it writable on the server, then retry (nothing acknowledged was lost)", true
+	case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
+		return "the database file cannot be read or written right now (disk error or full disk); retry shortly", true
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return "the database is busy; retry shortly", true
+	}
+	return "", false
 }
 
 func isUniqueViolation(err error) bool {

@@ -12,13 +12,6 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
-// ErrBackupPostgres is what Backup answers on PostgreSQL, whose own tools
-// take a consistent copy of a live database.
-var ErrBackupPostgres = errors.New(`logbook does not copy a PostgreSQL database itself; use pg_dump, which takes a consistent snapshot while logbook runs:
-  pg_dump --format=custom --file=PATH "postgres://USER@HOST:5432/DB"
-and restore it into an empty database with:
-  pg_restore --no-owner --dbname="postgres://USER@HOST:5432/NEWDB" PATH`)
-
 // CreatePrivate makes an empty file at path that only its owner may read
 // and write (0600), unless a file is there already, which it leaves as it
 // is. A SQLite database holds every transcript, and SQLite would create
@@ -57,8 +50,8 @@ func (e executor) TokenRevokeActor(ctx context.Context, project, actor string, a
 }
 
 func (e executor) Backup(ctx context.Context, path string) error {
-	if e.d.Name != "sqlite" {
-		return ErrBackupPostgres
+	if e.d.BackupSQL == "" {
+		return e.d.NoBackup
 	}
 	if _, ok := e.q.(*sql.DB); !ok {
 		return errors.New("a backup cannot run inside a transaction")
@@ -69,10 +62,8 @@ func (e executor) Backup(ctx context.Context, path string) error {
 	if err := CreatePrivate(path); err != nil {
 		return err
 	}
-	// VACUUM INTO reads one consistent snapshot (other connections keep
-	// writing meanwhile, thanks to WAL) and writes a compact copy.
-	if _, err := e.exec(ctx, `VACUUM INTO $1`, path); err != nil {
-		return fmt.Errorf("error backing up the database to %s: %w", path, err)
+	if _, err := e.exec(ctx, e.d.BackupSQL, path); err != nil {
+		return e.interpretError(err, "backing up the database to "+path)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func newSessionCache(versionSQL string) *sessionCache {
 func (c *sessionCache) begin(ctx context.Context, e executor) (*txSessions, error) {
 	var version int64
 	if err := e.queryRow(ctx, c.versionSQL).Scan(&version); err != nil {
-		return nil, fmt.Errorf("error reading the database's data version: %w", err)
+		return nil, e.interpretError(err, "reading the database's data version")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

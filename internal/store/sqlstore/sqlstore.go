@@ -34,6 +34,12 @@ type Dialect struct {
 	// IsInvalidText reports whether err says a text value cannot be stored
 	// or compared at all (PostgreSQL refuses NUL bytes). Nil: never.
 	IsInvalidText func(error) bool
+	// Unavailable reports whether err, in the engine's own codes, means
+	// the database cannot serve this now (out of reach, shutting down,
+	// busy, a full disk) and says why in words an operator can act on.
+	// interpretError turns it into a *logbook.UnavailableError; a lost
+	// connection is recognised for every engine. Nil: only that.
+	Unavailable func(err error) (reason string, ok bool)
 	// TryLockSQL answers one boolean: whether this transaction won the
 	// sweep lock. Empty means always won (SQLite has one process).
 	TryLockSQL string
@@ -44,6 +50,12 @@ type Dialect struct {
 	// SequenceLockSQL answers whether this transaction may sequence events
 	// (one process at a time).
 	SequenceLockSQL string
+	// BackupSQL copies the whole database into the new file named by $1
+	// while other connections keep writing (SQLite's VACUUM INTO). Empty
+	// where the engine's own tools copy a live database: Backup then
+	// answers NoBackup, which says how.
+	BackupSQL string
+	NoBackup  error
 	// Optimize refreshes the planner's statistics (nil where the engine
 	// keeps them fresh by itself).
 	Optimize func(ctx context.Context, db *sql.DB) error
@@ -132,6 +144,9 @@ func (s *Store) DB() *sql.DB { return s.db }
 // Engine names the engine.
 func (s *Store) Engine() string { return s.d.Name }
 
+// CanBackup reports whether Backup copies the database (see store.Store).
+func (s *Store) CanBackup() bool { return s.d.BackupSQL != "" }
+
 // Optimize refreshes the planner's statistics (see store.Store).
 func (s *Store) Optimize(ctx context.Context) error {
 	if s.d.Optimize == nil {
@@ -155,7 +170,7 @@ func (s *Store) Close() error {
 func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("error starting transaction: %w", err)
+		return nil, s.interpretError(err, "starting transaction")
 	}
 	var stmts *txStatements
 	if s.cache != nil {
@@ -183,7 +198,7 @@ func (t *txStore) Commit() error {
 	err := t.txRows.commit(t.tx.Commit)
 	t.txStmts.prepareLater(context.Background())
 	if err != nil {
-		return fmt.Errorf("error committing transaction: %w", err)
+		return t.interpretError(err, "committing transaction")
 	}
 	t.notifier.notify(t.toNotify)
 	return nil
@@ -217,7 +232,7 @@ func (t *txStore) Rollback() error {
 	err := t.tx.Rollback()
 	t.txStmts.prepareLater(context.Background())
 	if err != nil && !errors.Is(err, sql.ErrTxDone) {
-		return fmt.Errorf("error rolling back transaction: %w", err)
+		return t.interpretError(err, "rolling back transaction")
 	}
 	return nil
 }
@@ -240,7 +255,8 @@ type executor struct {
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers
-// test errors.Is(err, logbook.ErrNotFound) whatever the engine.
+// test errors.Is(err, logbook.ErrNotFound) or logbook.ErrUnavailable
+// whatever the engine.
 func (e executor) interpretError(err error, doing string) error {
 	switch {
 	case err == nil:
@@ -252,7 +268,7 @@ func (e executor) interpretError(err error, doing string) error {
 	case e.d.IsInvalidText != nil && e.d.IsInvalidText(err):
 		return logbook.Invalid("", "a value holds a character the database cannot store (a NUL byte); remove it")
 	default:
-		return fmt.Errorf("error %s: %w", doing, err)
+		return fmt.Errorf("error %s: %w", doing, e.d.unavailable(err))
 	}
 }
 
