@@ -2,11 +2,10 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
-
 	"github.com/logbookhq/logbook/internal/service"
 )
 
@@ -23,18 +22,8 @@ func (h *handler) ensureAgentSession(w http.ResponseWriter, r *http.Request, c s
 	writeJSON(w, status, sess)
 }
 
-// tasksAnswer is the answer of GET /v1/agents/{agent}/tasks.
-type tasksAnswer struct {
-	Tasks []logbook.Task `json:"tasks"`
-}
-
-type rotateRequest struct {
-	Project string `json:"project"`
-	Reason  string `json:"reason"`
-}
-
 func (h *handler) rotateAgent(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req rotateRequest
+	var req ledger.RotateBody
 	if r.ContentLength != 0 {
 		if err := decode(w, r, &req); err != nil {
 			h.writeError(w, r, err)
@@ -53,7 +42,7 @@ func (h *handler) rotateAgent(w http.ResponseWriter, r *http.Request, c service.
 }
 
 func (h *handler) addTask(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req service.TaskInput
+	var req ledger.TaskInput
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
@@ -76,7 +65,7 @@ func (h *handler) listTasks(w http.ResponseWriter, r *http.Request, c service.Ca
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, tasksAnswer{tasks})
+	writeJSON(w, http.StatusOK, ledger.TasksAnswer{Tasks: tasks})
 }
 
 func (h *handler) getTask(w http.ResponseWriter, r *http.Request, c service.Caller) {
@@ -97,13 +86,8 @@ func (h *handler) getAgent(w http.ResponseWriter, r *http.Request, c service.Cal
 	writeJSON(w, http.StatusOK, view)
 }
 
-type rotationPolicyRequest struct {
-	MaxAge         string `json:"max_age"` // a duration: 24h, 90m, 7d
-	MaxInputTokens int64  `json:"max_input_tokens"`
-}
-
 func (h *handler) setRotationPolicy(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req rotationPolicyRequest
+	var req ledger.RotationPolicyBody
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
@@ -124,27 +108,11 @@ func (h *handler) setRotationPolicy(w http.ResponseWriter, r *http.Request, c se
 	writeJSON(w, http.StatusOK, a)
 }
 
-type noteRequest struct {
-	Project string      `json:"project"`
-	Issue   *flexString `json:"issue"`
-	Pull    *flexString `json:"pull"`
-	Subject string      `json:"subject"`
-	Text    string      `json:"text"`
-	Key     string      `json:"key"`
-}
-
 func (h *handler) addNote(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req noteRequest
-	if err := decode(w, r, &req); err != nil {
+	var p ledger.NoteParams
+	if err := decode(w, r, &p); err != nil {
 		h.writeError(w, r, err)
 		return
-	}
-	p := service.NoteParams{Project: req.Project, Subject: req.Subject, Text: req.Text, Key: req.Key}
-	if req.Issue != nil {
-		p.Issue = strings.TrimPrefix(string(*req.Issue), "#")
-	}
-	if req.Pull != nil {
-		p.Pull = strings.TrimPrefix(string(*req.Pull), "#")
 	}
 	res, err := h.svc.AddNote(r.Context(), c, p)
 	if err != nil {

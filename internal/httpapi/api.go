@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/classify"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
@@ -75,45 +76,44 @@ type route struct {
 // routes lists the operations under /v1.
 func (h *handler) routes() []route {
 	// What GET /v1/sessions filters on (see listParams).
-	listQuery := []string{"project", "limit", "cursor", "sort", "state", "outcome", "blocker", "harness", "actor", "agent",
-		"issue", "pull", "subject", "parent", "path", "q", "since", "until", "min_duration", "min_tool_calls", "subagents"}
+	listQuery := ledger.ListQueryNames
 	return []route{
 		{"POST /v1/tokens", h.createToken, "Make a bearer token for an actor in a project (admin only)", nil, tokenRequest{}, tokenResponse{}},
 
-		{"POST /v1/sessions", h.startSession, "Start a session; the same harness_session_id again returns it (200, not 201)", nil, startRequest{}, logbook.Session{}},
-		{"GET /v1/sessions", h.listSessions, "A page of sessions, newest first, with aggregates and filters", listQuery, nil, service.SessionPage{}},
-		{"GET /v1/sessions/{id}", h.getSession, "A session with its entries after a seq (at most 500), subagents and plan", []string{"after_seq", "all"}, nil, service.SessionView{}},
-		{"PATCH /v1/sessions/{id}", h.updateSession, "Heartbeat, with any of the start fields; fields not given are kept", nil, fieldsJSON{}, logbook.Session{}},
-		{"DELETE /v1/sessions/{id}", h.deleteSession, "Delete a session and its subagents (the owner or the admin)", []string{"force"}, nil, service.Deleted{}},
-		{"POST /v1/sessions/{id}/entries", h.appendEntries, "Record up to 500 entries; a repeated key is skipped", nil, entriesRequest{}, service.AppendResult{}},
-		{"POST /v1/sessions/{id}/end", h.endSession, "End the session with success, partial or failed", nil, endRequest{}, logbook.Session{}},
-		{"POST /v1/sessions/{id}/compact", h.compactSession, "Supersede every active entry and append these, in one transaction", nil, entriesRequest{}, service.AppendResult{}},
-		{"PUT /v1/sessions/{id}/plan", h.setPlan, "Replace the plan", nil, planRequest{}, planResponse{}},
-		{"PATCH /v1/sessions/{id}/plan/{n}", h.updatePlanStep, "Set one plan step's status", nil, stepRequest{}, planResponse{}},
-		{"POST /v1/sessions/{id}/goal", h.setGoal, "Set the goal; answers with the project's earlier partial and failed attempts at it", nil, goalRequest{}, service.GoalResult{}},
-		{"GET /v1/sessions/{id}/tool_calls", h.toolCalls, "The session's tool calls for audit: input, result, status, duration", []string{"tool", "since", "cursor", "limit"}, nil, service.ToolCallPage{}},
-		{"GET /v1/tool_calls", h.toolCalls, "Tool calls across a project, newest first", []string{"project", "session", "tool", "since", "cursor", "limit"}, nil, service.ToolCallPage{}},
-		{"GET /v1/commits/{sha}/sessions", h.sessionsByCommit, "The sessions that ran at or made a commit", []string{"project"}, nil, sessionsAnswer{}},
-		{"GET /v1/stats", h.stats, "Counts, durations, tool calls and tokens by outcome, blocker, harness, agent or day", []string{"project", "since", "by", "then"}, nil, statsAnswer{}},
+		{"POST /v1/sessions", h.startSession, "Start a session; the same harness_session_id again returns it (200, not 201)", nil, ledger.StartParams{}, logbook.Session{}},
+		{"GET /v1/sessions", h.listSessions, "A page of sessions, newest first, with aggregates and filters", listQuery, nil, ledger.SessionPage{}},
+		{"GET /v1/sessions/{id}", h.getSession, "A session with its entries after a seq (at most 500), subagents and plan", []string{"after_seq", "all"}, nil, ledger.SessionView{}},
+		{"PATCH /v1/sessions/{id}", h.updateSession, "Heartbeat, with any of the start fields; fields not given are kept", nil, ledger.FieldsBody{}, logbook.Session{}},
+		{"DELETE /v1/sessions/{id}", h.deleteSession, "Delete a session and its subagents (the owner or the admin)", []string{"force"}, nil, ledger.Deleted{}},
+		{"POST /v1/sessions/{id}/entries", h.appendEntries, "Record up to 500 entries; a repeated key is skipped", nil, ledger.Batch{}, ledger.AppendResult{}},
+		{"POST /v1/sessions/{id}/end", h.endSession, "End the session with success, partial or failed", nil, ledger.EndParams{}, logbook.Session{}},
+		{"POST /v1/sessions/{id}/compact", h.compactSession, "Supersede every active entry and append these, in one transaction", nil, ledger.Batch{}, ledger.AppendResult{}},
+		{"PUT /v1/sessions/{id}/plan", h.setPlan, "Replace the plan", nil, ledger.PlanBody{}, ledger.PlanAnswer{}},
+		{"PATCH /v1/sessions/{id}/plan/{n}", h.updatePlanStep, "Set one plan step's status", nil, ledger.StepBody{}, ledger.PlanAnswer{}},
+		{"POST /v1/sessions/{id}/goal", h.setGoal, "Set the goal; answers with the project's earlier partial and failed attempts at it", nil, ledger.GoalBody{}, ledger.GoalResult{}},
+		{"GET /v1/sessions/{id}/tool_calls", h.toolCalls, "The session's tool calls for audit: input, result, status, duration", []string{"tool", "since", "cursor", "limit"}, nil, ledger.ToolCallPage{}},
+		{"GET /v1/tool_calls", h.toolCalls, "Tool calls across a project, newest first", []string{"project", "session", "tool", "since", "cursor", "limit"}, nil, ledger.ToolCallPage{}},
+		{"GET /v1/commits/{sha}/sessions", h.sessionsByCommit, "The sessions that ran at or made a commit", []string{"project"}, nil, ledger.SessionsAnswer{}},
+		{"GET /v1/stats", h.stats, "Counts, durations, tool calls and tokens by outcome, blocker, harness, agent or day", []string{"project", "since", "by", "then"}, nil, ledger.StatsAnswer{}},
 
-		{"POST /v1/claims", h.claim, "Claim a subject for a session (201; 200 renewing your own; 409 naming the holder)", nil, claimRequest{}, logbook.Claim{}},
-		{"GET /v1/claims", h.listClaims, "Active claims; with subject, who holds it or a folder above it", []string{"project", "subject", "session_id"}, nil, claimsAnswer{}},
+		{"POST /v1/claims", h.claim, "Claim a subject for a session (201; 200 renewing your own; 409 naming the holder)", nil, ledger.ClaimParams{}, logbook.Claim{}},
+		{"GET /v1/claims", h.listClaims, "Active claims; with subject, who holds it or a folder above it", []string{"project", "subject", "session_id"}, nil, ledger.ClaimsAnswer{}},
 		{"DELETE /v1/claims/{id}", h.release, "Release a claim (its owner only)", nil, nil, logbook.Claim{}},
 
 		{"GET /v1/events", h.streamLimited(h.events), "Server-Sent Events of a project; resume with Last-Event-ID or after", []string{"project", "after"}, nil, nil},
 
-		{"POST /v1/classify", h.classify, "How risky a shell command is, and the project's decision", nil, classifyRequest{}, classify.Verdict{}},
+		{"POST /v1/classify", h.classify, "How risky a shell command is, and the project's decision", nil, ledger.ClassifyBody{}, classify.Verdict{}},
 		{"GET /v1/projects/{project}/policy", h.getPolicy, "The project's command policy", nil, nil, policyAnswer{}},
 		{"PUT /v1/projects/{project}/policy", h.setPolicy, "Replace the project's command policy (admin only)", nil, json.RawMessage(nil), policyAnswer{}},
 
 		{"POST /v1/agents/{agent}/session", h.ensureAgentSession, "The agent's current session, made when it has none", []string{"project"}, nil, logbook.Session{}},
-		{"POST /v1/agents/{agent}/rotate", h.rotateAgent, "Start the agent's next session; its tasks move to it", nil, rotateRequest{}, service.Rotation{}},
-		{"GET /v1/agents/{agent}", h.getAgent, "The agent, its current session and its rotations", []string{"project"}, nil, service.AgentView{}},
-		{"PUT /v1/agents/{agent}/rotation_policy", h.setRotationPolicy, "Rotate the agent by itself past an age or a token count", []string{"project"}, rotationPolicyRequest{}, logbook.Agent{}},
-		{"POST /v1/agents/{agent}/tasks", h.addTask, "Hand an agent a task: a user turn in its current session", []string{"project"}, service.TaskInput{}, service.TaskResult{}},
-		{"GET /v1/agents/{agent}/tasks", h.listTasks, "The agent's tasks", []string{"project"}, nil, tasksAnswer{}},
+		{"POST /v1/agents/{agent}/rotate", h.rotateAgent, "Start the agent's next session; its tasks move to it", nil, ledger.RotateBody{}, ledger.Rotation{}},
+		{"GET /v1/agents/{agent}", h.getAgent, "The agent, its current session and its rotations", []string{"project"}, nil, ledger.AgentView{}},
+		{"PUT /v1/agents/{agent}/rotation_policy", h.setRotationPolicy, "Rotate the agent by itself past an age or a token count", []string{"project"}, ledger.RotationPolicyBody{}, logbook.Agent{}},
+		{"POST /v1/agents/{agent}/tasks", h.addTask, "Hand an agent a task: a user turn in its current session", []string{"project"}, ledger.TaskInput{}, ledger.TaskResult{}},
+		{"GET /v1/agents/{agent}/tasks", h.listTasks, "The agent's tasks", []string{"project"}, nil, ledger.TasksAnswer{}},
 		{"GET /v1/tasks/{task_id}", h.getTask, "A task with its active session and history", []string{"project"}, nil, logbook.Task{}},
-		{"POST /v1/notes", h.addNote, "A note into every live session on an issue, pull or subject", nil, noteRequest{}, service.NoteResult{}},
+		{"POST /v1/notes", h.addNote, "A note into every live session on an issue, pull or subject", nil, ledger.NoteParams{}, ledger.NoteResult{}},
 	}
 }
 

@@ -3,23 +3,14 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
 
 // claimsAnswer is the answer of GET /v1/claims.
-type claimsAnswer struct {
-	Claims []logbook.Claim `json:"claims"`
-}
-
-type claimRequest struct {
-	SessionID  string `json:"session_id"`
-	Subject    string `json:"subject"`
-	TTLMinutes int    `json:"ttl_minutes"`
-}
-
 func (h *handler) claim(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req claimRequest
+	var req ledger.ClaimParams
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
@@ -28,7 +19,7 @@ func (h *handler) claim(w http.ResponseWriter, r *http.Request, c service.Caller
 		h.writeError(w, r, logbook.Invalid("session_id", "name the session that claims"))
 		return
 	}
-	claim, created, err := h.svc.Claim(r.Context(), c, service.ClaimParams{SessionID: req.SessionID, Subject: req.Subject, TTLMinutes: req.TTLMinutes})
+	claim, created, err := h.svc.Claim(r.Context(), c, req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -50,11 +41,10 @@ func (h *handler) release(w http.ResponseWriter, r *http.Request, c service.Call
 }
 
 func (h *handler) listClaims(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	q := r.URL.Query()
-	claims, err := h.svc.Claims(r.Context(), c, service.ClaimsParams{Project: q.Get("project"), Subject: q.Get("subject"), SessionID: q.Get("session_id")})
+	claims, err := h.svc.Claims(r.Context(), c, ledger.ParseClaimsParams(r.URL.Query()))
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, claimsAnswer{claims})
+	writeJSON(w, http.StatusOK, ledger.ClaimsAnswer{Claims: claims})
 }

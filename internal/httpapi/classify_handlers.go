@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/logbookhq/logbook/internal/classify"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/service"
 )
 
@@ -20,13 +21,8 @@ func newPolicyAnswer(project string, p classify.Policy) policyAnswer {
 	return policyAnswer{Project: project, Policy: p, Effective: p.Effective()}
 }
 
-type classifyRequest struct {
-	Command string `json:"command"`
-	Project string `json:"project"`
-}
-
 func (h *handler) classify(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req classifyRequest
+	var req ledger.ClassifyBody
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return

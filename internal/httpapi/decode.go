@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -69,56 +67,4 @@ func describeType(goType string) string {
 	default:
 		return "an object"
 	}
-}
-
-// flexString is a JSON string that may also be sent as a number, for ids
-// like issue 12 that clients write either way.
-type flexString string
-
-func (f *flexString) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*f = flexString(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("expected a string or a number")
-	}
-	*f = flexString(n.String())
-	return nil
-}
-
-func (f *flexString) ptr() *string {
-	if f == nil {
-		return nil
-	}
-	s := string(*f)
-	return &s
-}
-
-// queryInt reads an optional whole-number query parameter.
-func queryInt(r *http.Request, name string, fallback int64) (int64, error) {
-	raw := r.URL.Query().Get(name)
-	if raw == "" {
-		return fallback, nil
-	}
-	n, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || n < 0 {
-		return 0, logbook.Invalid(name, "%q is not a whole number of 0 or more", raw)
-	}
-	return n, nil
-}
-
-// queryBool reads an optional true/false query parameter.
-func queryBool(r *http.Request, name string) (bool, error) {
-	raw := r.URL.Query().Get(name)
-	if raw == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(raw)
-	if err != nil {
-		return false, logbook.Invalid(name, "%q is not true or false", raw)
-	}
-	return b, nil
 }

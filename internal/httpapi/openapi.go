@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/classify"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -111,11 +112,15 @@ func operationID(pattern string) string {
 }
 
 var (
-	rawJSONType    = reflect.TypeOf(json.RawMessage(nil))
-	timeType       = reflect.TypeOf(time.Time{})
-	flexStringType = reflect.TypeOf(flexString(""))
-	policyType     = reflect.TypeOf(classify.Policy{})
+	rawJSONType  = reflect.TypeOf(json.RawMessage(nil))
+	timeType     = reflect.TypeOf(time.Time{})
+	issueRefType = reflect.TypeOf(ledger.IssueRef(""))
+	policyType   = reflect.TypeOf(classify.Policy{})
+	shapedType   = reflect.TypeFor[shaped]()
 )
+
+// shaped is a type written in JSON as another type (its JSONShape).
+type shaped interface{ JSONShape() any }
 
 // schemaOf describes a value of type t as encoding/json reads or writes
 // it. For an answer (written), every field without omitempty is required:
@@ -126,10 +131,14 @@ func schemaOf(t reflect.Type, depth int, answer bool) map[string]any {
 		return map[string]any{} // any JSON value
 	case timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
-	case flexStringType:
+	case issueRefType:
 		return map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}
 	case policyType:
 		return policySchema(depth, answer)
+	}
+	if t.Implements(shapedType) {
+		// A type with its own MarshalJSON says which type it is written as.
+		return schemaOf(reflect.TypeOf(reflect.Zero(t).Interface().(shaped).JSONShape()), depth, answer)
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

@@ -5,42 +5,18 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
 
-// fieldsJSON is logbook.SessionFields as clients send it: issue and pull
-// may be numbers.
-type fieldsJSON struct {
-	logbook.SessionFields
-	Issue *flexString `json:"issue"`
-	Pull  *flexString `json:"pull"`
-}
-
-func (f fieldsJSON) fields() logbook.SessionFields {
-	out := f.SessionFields
-	out.Issue, out.Pull = f.Issue.ptr(), f.Pull.ptr()
-	return out
-}
-
-type startRequest struct {
-	fieldsJSON
-	Project          string `json:"project"`
-	Harness          string `json:"harness"`
-	HarnessSessionID string `json:"harness_session_id"`
-	ParentID         string `json:"parent_id"`
-}
-
 func (h *handler) startSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req startRequest
+	var req ledger.StartParams
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	sess, created, err := h.svc.StartSession(r.Context(), c, service.StartParams{
-		Project: req.Project, Harness: req.Harness, HarnessSessionID: req.HarnessSessionID,
-		ParentID: req.ParentID, Fields: req.fields(),
-	})
+	sess, created, err := h.svc.StartSession(r.Context(), c, req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -53,7 +29,7 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request, c service
 }
 
 func (h *handler) listSessions(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	params, err := listParams(r)
+	params, err := ledger.ParseListParams(r.URL.Query(), time.Now())
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -67,12 +43,12 @@ func (h *handler) listSessions(w http.ResponseWriter, r *http.Request, c service
 }
 
 func (h *handler) getSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	after, err := queryInt(r, "after_seq", 0)
+	after, err := ledger.QueryInt(r.URL.Query(), "after_seq", 0)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	all, err := queryBool(r, "all")
+	all, err := ledger.QueryBool(r.URL.Query(), "all")
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -86,12 +62,12 @@ func (h *handler) getSession(w http.ResponseWriter, r *http.Request, c service.C
 }
 
 func (h *handler) updateSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req fieldsJSON
+	var req ledger.FieldsBody
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	sess, err := h.svc.UpdateSession(r.Context(), c, r.PathValue("id"), req.fields())
+	sess, err := h.svc.UpdateSession(r.Context(), c, r.PathValue("id"), req.Fields())
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -99,18 +75,13 @@ func (h *handler) updateSession(w http.ResponseWriter, r *http.Request, c servic
 	writeJSON(w, http.StatusOK, sess)
 }
 
-type entriesRequest struct {
-	Entries []logbook.Entry `json:"entries"`
-	Touched []logbook.Touch `json:"touched"`
-}
-
 func (h *handler) appendEntries(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req entriesRequest
+	var req ledger.Batch
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.svc.AppendEntries(r.Context(), c, r.PathValue("id"), service.Batch{Entries: req.Entries, Touched: req.Touched})
+	res, err := h.svc.AppendEntries(r.Context(), c, r.PathValue("id"), req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -119,7 +90,7 @@ func (h *handler) appendEntries(w http.ResponseWriter, r *http.Request, c servic
 }
 
 func (h *handler) compactSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req entriesRequest
+	var req ledger.Batch
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
@@ -132,21 +103,13 @@ func (h *handler) compactSession(w http.ResponseWriter, r *http.Request, c servi
 	writeJSON(w, http.StatusOK, res)
 }
 
-type endRequest struct {
-	Outcome logbook.Outcome `json:"outcome"`
-	Result  string          `json:"result"`
-	Blocker logbook.Blocker `json:"blocker"`
-	Reason  string          `json:"reason"`
-}
-
 func (h *handler) endSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req endRequest
+	var req ledger.EndParams
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	sess, err := h.svc.EndSession(r.Context(), c, r.PathValue("id"), service.EndParams{
-		Outcome: req.Outcome, Result: req.Result, Blocker: req.Blocker, Reason: req.Reason})
+	sess, err := h.svc.EndSession(r.Context(), c, r.PathValue("id"), req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -154,16 +117,8 @@ func (h *handler) endSession(w http.ResponseWriter, r *http.Request, c service.C
 	writeJSON(w, http.StatusOK, sess)
 }
 
-type planRequest struct {
-	Steps []service.StepInput `json:"steps"`
-}
-
-type planResponse struct {
-	Plan []logbook.PlanStep `json:"plan"`
-}
-
 func (h *handler) setPlan(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req planRequest
+	var req ledger.PlanBody
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
@@ -173,11 +128,7 @@ func (h *handler) setPlan(w http.ResponseWriter, r *http.Request, c service.Call
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, planResponse{Plan: plan})
-}
-
-type stepRequest struct {
-	Status logbook.StepStatus `json:"status"`
+	writeJSON(w, http.StatusOK, ledger.PlanAnswer{Plan: plan})
 }
 
 func (h *handler) updatePlanStep(w http.ResponseWriter, r *http.Request, c service.Caller) {
@@ -186,7 +137,7 @@ func (h *handler) updatePlanStep(w http.ResponseWriter, r *http.Request, c servi
 		h.writeError(w, r, logbook.Invalid("n", "%q is not a step number; steps are numbered from 1", r.PathValue("n")))
 		return
 	}
-	var req stepRequest
+	var req ledger.StepBody
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
@@ -196,15 +147,11 @@ func (h *handler) updatePlanStep(w http.ResponseWriter, r *http.Request, c servi
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, planResponse{Plan: plan})
-}
-
-type goalRequest struct {
-	Goal string `json:"goal"`
+	writeJSON(w, http.StatusOK, ledger.PlanAnswer{Plan: plan})
 }
 
 func (h *handler) setGoal(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var req goalRequest
+	var req ledger.GoalBody
 	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
@@ -218,46 +165,27 @@ func (h *handler) setGoal(w http.ResponseWriter, r *http.Request, c service.Call
 }
 
 func (h *handler) stats(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	since, err := queryTime(r, "since", time.Now())
+	params, err := ledger.ParseStatsParams(r.URL.Query(), time.Now())
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	rows, err := h.svc.Stats(r.Context(), c, service.StatsParams{Project: q.Get("project"), Since: since,
-		By: logbook.StatsBy(q.Get("by")), Then: logbook.StatsBy(q.Get("then"))})
+	rows, err := h.svc.Stats(r.Context(), c, params)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, statsAnswer{q.Get("by"), rows})
-}
-
-// statsAnswer is the answer of GET /v1/stats.
-type statsAnswer struct {
-	By     string             `json:"by"`
-	Groups []logbook.StatsRow `json:"groups"`
+	writeJSON(w, http.StatusOK, ledger.StatsAnswer{By: string(params.By), Groups: rows})
 }
 
 // toolCalls serves both /v1/sessions/{id}/tool_calls and /v1/tool_calls.
 func (h *handler) toolCalls(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	q := r.URL.Query()
-	since, err := queryTime(r, "since", time.Now())
+	params, err := ledger.ParseToolCallParams(r.URL.Query(), r.PathValue("id"), time.Now())
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	limit, err := queryInt(r, "limit", 0)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	session := r.PathValue("id")
-	if session == "" {
-		session = q.Get("session")
-	}
-	page, err := h.svc.ToolCalls(r.Context(), c, service.ToolCallParams{Project: q.Get("project"), SessionID: session,
-		Tool: q.Get("tool"), Since: since, Limit: int(limit), Cursor: q.Get("cursor")})
+	page, err := h.svc.ToolCalls(r.Context(), c, params)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -266,7 +194,7 @@ func (h *handler) toolCalls(w http.ResponseWriter, r *http.Request, c service.Ca
 }
 
 func (h *handler) deleteSession(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	force, err := queryBool(r, "force")
+	force, err := ledger.QueryBool(r.URL.Query(), "force")
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -3,14 +3,9 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/service"
 )
-
-// sessionsAnswer is the answer of GET /v1/commits/{sha}/sessions.
-type sessionsAnswer struct {
-	Sessions []logbook.Session `json:"sessions"`
-}
 
 // sessionsByCommit is GET /v1/commits/{sha}/sessions?project=P: the
 // sessions behind a commit, newest first → {sessions}.
@@ -20,5 +15,5 @@ func (h *handler) sessionsByCommit(w http.ResponseWriter, r *http.Request, c ser
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, sessionsAnswer{sessions})
+	writeJSON(w, http.StatusOK, ledger.SessionsAnswer{Sessions: sessions})
 }

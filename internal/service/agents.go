@@ -64,13 +64,6 @@ func (s *Service) EnsureAgentSession(ctx context.Context, c Caller, project, age
 	return s.withState(sess, now), created, nil
 }
 
-// Rotation is what RotateAgent did.
-type Rotation struct {
-	Session           logbook.Session `json:"session"`
-	PreviousSessionID string          `json:"previous_session_id"`
-	Reason            string          `json:"reason"`
-}
-
 // RotateAgent starts a new session for the agent, ends its current one with
 // end_reason "rotated: REASON", and points the agent at the new one, in
 // one transaction.

@@ -10,13 +10,6 @@ import (
 	"github.com/logbookhq/logbook/internal/store"
 )
 
-// ClaimParams describe a claim a session asks for.
-type ClaimParams struct {
-	SessionID  string
-	Subject    string
-	TTLMinutes int // default 30, at most 1440
-}
-
 // Claim takes a lease on a subject for a session the caller owns. When
 // another active session holds a conflicting subject it fails with a
 // *logbook.ClaimConflictError naming the holder. The same session claiming
@@ -100,13 +93,6 @@ func ignoreNotFound(err error) error {
 		return nil
 	}
 	return err
-}
-
-// ClaimsParams select active claims of a project.
-type ClaimsParams struct {
-	Project   string
-	Subject   string // who holds this subject or a prefix of it
-	SessionID string
 }
 
 // Claims lists a project's active claims. A session it names must be one

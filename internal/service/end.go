@@ -8,14 +8,6 @@ import (
 	"github.com/logbookhq/logbook/internal/store"
 )
 
-// EndParams say how a session ended.
-type EndParams struct {
-	Outcome logbook.Outcome
-	Result  string
-	Blocker logbook.Blocker // optional; derived for partial and failed when empty
-	Reason  string          // end_reason; "ended" when empty
-}
-
 // EndSession ends a session with an outcome. closed_at is set once and
 // never moves. For partial and failed outcomes without a blocker, the
 // blocker is derived from the last assistant message. In-flight plan steps

@@ -11,20 +11,6 @@ import (
 	"github.com/logbookhq/logbook/internal/store"
 )
 
-// AppendResult says what a batch of entries did.
-type AppendResult struct {
-	Recorded   int   `json:"recorded"`
-	Duplicates int   `json:"duplicates"`
-	LastSeq    int64 `json:"last_seq"`
-}
-
-// Batch is what a harness sends in one request: entries, and what the
-// session touched meanwhile.
-type Batch struct {
-	Entries []logbook.Entry
-	Touched []logbook.Touch
-}
-
 // AppendEntries records a batch of at most 500 entries in one transaction:
 // all of it or none. Entries are numbered after the session's last one,
 // with no gap; an entry whose key the session already has (or that repeats

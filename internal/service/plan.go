@@ -8,12 +8,6 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
-// StepInput is one step of a plan as a caller gives it.
-type StepInput struct {
-	Text   string             `json:"text"`
-	Status logbook.StepStatus `json:"status"`
-}
-
 // SetPlan replaces a session's plan with steps numbered from 1 (a step
 // without a status is pending). It is a heartbeat.
 func (s *Service) SetPlan(ctx context.Context, c Caller, id string, input []StepInput) ([]logbook.PlanStep, error) {

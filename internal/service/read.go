@@ -11,28 +11,6 @@ import (
 	"github.com/logbookhq/logbook/internal/store"
 )
 
-// SessionView is one session with its transcript page and what surrounds
-// it: subagents, plan, links, touched files, claims held.
-type SessionView struct {
-	Session      logbook.Session    `json:"session"`
-	Entries      []logbook.Entry    `json:"entries"`
-	NextAfterSeq int64              `json:"next_after_seq"`
-	Subagents    []logbook.Session  `json:"subagents"`
-	Plan         []logbook.PlanStep `json:"plan"`
-	Links        []logbook.Link     `json:"links"`
-	Touched      []logbook.Touch    `json:"touched"`
-	Claims       []logbook.Claim    `json:"claims"`
-	// Skills lists the skills used anywhere in the session's tree.
-	Skills []string `json:"skills"`
-}
-
-// GetParams select the page of a session's transcript GetSession returns.
-type GetParams struct {
-	AfterSeq int64 // entries after this seq
-	Limit    int   // at most this many (default and maximum 500)
-	All      bool  // include superseded entries
-}
-
 // GetSession reads a session the caller can see, with its active entries
 // after p.AfterSeq (at most 500), its direct subagents (with their own
 // counts), its plan, links, touched files and active claims.
@@ -84,21 +62,6 @@ func errOr(err, fallback error) error {
 		return err
 	}
 	return fallback
-}
-
-// ListParams select a page of a project's sessions.
-type ListParams struct {
-	Project string
-	Filter  logbook.SessionFilter
-	Sort    logbook.SessionSort // default last_seen
-	Limit   int                 // default 50, at most 200
-	Cursor  string              // from a previous page's NextCursor
-}
-
-// SessionPage is one page of sessions.
-type SessionPage struct {
-	Sessions   []logbook.Session `json:"sessions"`
-	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
 // ListSessions lists a project's sessions that match the filter, most
@@ -182,28 +145,6 @@ func decodeCursor(cursor string, sort logbook.SessionSort) (*store.SessionCursor
 // DefaultPriorWindow is how far back goal memory looks.
 const DefaultPriorWindow = 24 * time.Hour
 
-// GoalResult is a session after its goal was set, with the earlier
-// attempts at the same thing.
-type GoalResult struct {
-	Session logbook.Session `json:"session"`
-	Prior   []Prior         `json:"prior"`
-}
-
-// Prior is an earlier partial or failed session on a similar goal or the
-// same issue, pull or subject.
-type Prior struct {
-	ID         string          `json:"id"`
-	Title      string          `json:"title"`
-	Goal       string          `json:"goal"`
-	Actor      string          `json:"actor"`
-	Outcome    logbook.Outcome `json:"outcome"`
-	Blocker    logbook.Blocker `json:"blocker"`
-	Result     string          `json:"result"`
-	ClosedAt   *time.Time      `json:"closed_at"`
-	Why        string          `json:"why"` // "similar goal (0.67)", "same issue 12", …
-	Similarity float64         `json:"similarity"`
-}
-
 // SetGoal sets a session's goal (a heartbeat) and answers the project's
 // partial and failed sessions of the last window (default 24 hours) on a
 // similar goal or the same issue, pull or subject, newest first, so the
@@ -253,14 +194,6 @@ func priorReason(sess, old logbook.Session) (string, float64) {
 	return "", score
 }
 
-// StatsParams select what Stats groups.
-type StatsParams struct {
-	Project string
-	Since   time.Time // default: 30 days ago
-	By      logbook.StatsBy
-	Then    logbook.StatsBy // optional second grouping within By, e.g. by day then outcome
-}
-
 // Stats counts a project's sessions started since a time, with their total
 // durations, tokens and tool calls, grouped by outcome, blocker, harness,
 // agent or day, and optionally within that by a second grouping (outcomes
@@ -284,23 +217,6 @@ func (s *Service) Stats(ctx context.Context, c Caller, p StatsParams) ([]logbook
 		p.Since = now.AddDate(0, 0, -30)
 	}
 	return s.store.SessionStats(ctx, store.SessionStatsParams{Project: project, Since: p.Since, By: p.By, Then: p.Then, Now: now})
-}
-
-// ToolCallParams select tool calls: one session's, or a project's.
-type ToolCallParams struct {
-	Project   string
-	SessionID string
-	Tool      string
-	Since     time.Time
-	Limit     int    // default 100, at most 500
-	Cursor    string // from a previous page
-}
-
-// ToolCallPage is a page of tool calls: a session's in the order they were
-// recorded, a project's newest first.
-type ToolCallPage struct {
-	ToolCalls  []logbook.ToolCall `json:"tool_calls"`
-	NextCursor string             `json:"next_cursor,omitempty"`
 }
 
 // ToolCalls lists tool calls paired with their results by tool_call_id,

@@ -10,15 +10,6 @@ import (
 	"github.com/logbookhq/logbook/internal/store"
 )
 
-// StartParams describe a session being started.
-type StartParams struct {
-	Project          string
-	Harness          string
-	HarnessSessionID string
-	ParentID         string
-	Fields           logbook.SessionFields
-}
-
 // StartSession starts a session, or returns the one the harness already
 // started with the same harness session id (created is then false) with the
 // given fields applied as a heartbeat. A subagent that was ended on purpose

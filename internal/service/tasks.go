@@ -7,27 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/store"
 )
-
-// TaskInput is a task handed to an agent.
-type TaskInput struct {
-	TaskID string `json:"task_id"`
-	Title  string `json:"title"`
-	Text   string `json:"text"`
-}
-
-// TaskResult says what handing a task to an agent did.
-type TaskResult struct {
-	Task    logbook.Task    `json:"task"`
-	Session logbook.Session `json:"session"`
-	// Added is false when the same task with the same text was handed
-	// over before: nothing was added.
-	Added bool `json:"added"`
-}
 
 // AddTask makes a task enter the agent's ongoing session as a user turn (a
 // message entry, role user, whose payload carries the task id), creating or
@@ -129,13 +114,6 @@ func (s *Service) Tasks(ctx context.Context, c Caller, project, agent string) ([
 	return s.store.TaskList(ctx, project, name)
 }
 
-// AgentView is an agent with its current session and its rotations.
-type AgentView struct {
-	Agent     logbook.Agent      `json:"agent"`
-	Session   *logbook.Session   `json:"session"`
-	Rotations []logbook.Rotation `json:"rotations"`
-}
-
 // Agent reads an agent, its current session and its rotations.
 func (s *Service) Agent(ctx context.Context, c Caller, project, agent string) (AgentView, error) {
 	project, name, err := agentName(c, project, agent)
@@ -196,23 +174,6 @@ func (s *Service) SetRotationPolicy(ctx context.Context, c Caller, project, agen
 	return a, err
 }
 
-// NoteParams address a note to the live sessions about something.
-type NoteParams struct {
-	Project string
-	Issue   string
-	Pull    string
-	Subject string
-	Text    string
-	Key     string // makes a repeated note a no-op
-}
-
-// NoteResult says how many sessions heard a note.
-type NoteResult struct {
-	Told       int      `json:"told"`
-	Duplicates int      `json:"duplicates"`
-	Sessions   []string `json:"sessions"`
-}
-
 // AddNote adds a note entry to every active session attached to or naming
 // the issue or pull, or with the subject, so an agent reading its session
 // hears of a review comment or a status change. It is not a heartbeat of
@@ -230,9 +191,9 @@ func (s *Service) AddNote(ctx context.Context, c Caller, p NoteParams) (NoteResu
 	var kind, ref string
 	switch {
 	case p.Issue != "":
-		kind, ref = "issue", logbook.Clip(p.Issue, logbook.MaxID)
+		kind, ref = "issue", logbook.Clip(strings.TrimPrefix(string(p.Issue), "#"), logbook.MaxID)
 	case p.Pull != "":
-		kind, ref = "pull", logbook.Clip(p.Pull, logbook.MaxID)
+		kind, ref = "pull", logbook.Clip(strings.TrimPrefix(string(p.Pull), "#"), logbook.MaxID)
 	case p.Subject != "":
 		kind, ref = "subject", logbook.Clip(p.Subject, logbook.MaxID)
 	default:
@@ -275,12 +236,6 @@ func (s *Service) AddNote(ctx context.Context, c Caller, p NoteParams) (NoteResu
 		}
 	}
 	return res, nil
-}
-
-// Deleted says how many rows of each kind a deletion removed.
-type Deleted struct {
-	SessionID string           `json:"session_id"`
-	Deleted   map[string]int64 `json:"deleted"`
 }
 
 // DeleteSession deletes a session, its subagents and everything of theirs

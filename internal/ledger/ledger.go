@@ -1,0 +1,105 @@
+// Package ledger is the port of logbook: what the ledger offers one caller
+// (start, record, end, plan, goal, claim, release, list, get, classify,
+// tasks, notes…), with its requests and results, and nothing of how it is
+// reached.
+//
+// Two things implement Ledger. The service (package service, through
+// service.For) answers in process, as one caller. The typed client
+// (package client) answers over the HTTP API, and owns every /v1 path. The
+// MCP server, the importers, the hooks, the CLI and the bench take a
+// Ledger, so each works in process or against a remote server without
+// knowing which, and both give the same answers and the same errors:
+// errors.Is(err, logbook.ErrEnded) holds for an error that crossed the
+// wire as a problem document (see logbook.ProblemType).
+//
+// The request and result types double as the API's wire format: the HTTP
+// handlers decode requests into them and the client encodes them, so a body
+// is declared once. The package imports only the standard library, the
+// domain package (logbook) and the classifier's verdict and policy types.
+package ledger
+
+import (
+	"context"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/classify"
+	"github.com/logbookhq/logbook/internal/logbook"
+)
+
+// Ledger is logbook as one caller sees it. Every method answers with the
+// errors of package logbook (ErrInvalid with a *logbook.ValidationError,
+// ErrNotFound, ErrForbidden, ErrUnauthorized, ErrEnded, ErrConflict,
+// ErrUnavailable…), or a failure to reach the ledger.
+type Ledger interface {
+	// StartSession starts a session, or returns the one the harness
+	// already started under the same harness session id (created false),
+	// its fields refreshed.
+	StartSession(ctx context.Context, p StartParams) (sess logbook.Session, created bool, err error)
+	// UpdateSession is a heartbeat that sets the given fields.
+	UpdateSession(ctx context.Context, id string, fields logbook.SessionFields) (logbook.Session, error)
+	// SetGoal sets the session's goal and returns the project's earlier
+	// partial and failed attempts at it.
+	SetGoal(ctx context.Context, id, goal string) (GoalResult, error)
+	// AppendEntries records a batch of entries, all or none.
+	AppendEntries(ctx context.Context, id string, b Batch) (AppendResult, error)
+	// Compact supersedes every active entry and appends these.
+	Compact(ctx context.Context, id string, entries []logbook.Entry) (AppendResult, error)
+	// EndSession ends the session with an outcome.
+	EndSession(ctx context.Context, id string, p EndParams) (logbook.Session, error)
+	// DeleteSession deletes a session and its subagents.
+	DeleteSession(ctx context.Context, id string, force bool) (Deleted, error)
+	// SetPlan replaces the session's plan.
+	SetPlan(ctx context.Context, id string, steps []StepInput) ([]logbook.PlanStep, error)
+	// UpdatePlanStep sets one step's status (steps are numbered from 1).
+	UpdatePlanStep(ctx context.Context, id string, n int, status logbook.StepStatus) ([]logbook.PlanStep, error)
+
+	// GetSession returns a session with a page of its entries.
+	GetSession(ctx context.Context, id string, p GetParams) (SessionView, error)
+	// ListSessions returns a page of sessions.
+	ListSessions(ctx context.Context, p ListParams) (SessionPage, error)
+	// Stats counts sessions by a grouping.
+	Stats(ctx context.Context, p StatsParams) ([]logbook.StatsRow, error)
+	// ToolCalls lists tool calls paired with their results, for audit.
+	ToolCalls(ctx context.Context, p ToolCallParams) (ToolCallPage, error)
+	// SessionsByCommit lists the sessions that ran at or made a commit.
+	SessionsByCommit(ctx context.Context, project, sha string) ([]logbook.Session, error)
+
+	// Claim takes (or renews) a claim on a subject for a session.
+	Claim(ctx context.Context, p ClaimParams) (claim logbook.Claim, created bool, err error)
+	// Release releases a claim.
+	Release(ctx context.Context, claimID string) (logbook.Claim, error)
+	// Claims lists the active claims, or who holds a subject.
+	Claims(ctx context.Context, p ClaimsParams) ([]logbook.Claim, error)
+	// AddNote puts a note into every live session on an issue, pull or
+	// subject.
+	AddNote(ctx context.Context, p NoteParams) (NoteResult, error)
+	// Events returns a project's events after an id, oldest first.
+	Events(ctx context.Context, project string, afterID int64, limit int) ([]logbook.Event, error)
+	// Follow calls fn with each event of the project after afterID as it
+	// is committed, until ctx is done or fn returns an error (which
+	// Follow returns).
+	Follow(ctx context.Context, project string, afterID int64, fn func(logbook.Event) error) error
+
+	// Classify says how risky a command is and what the project's policy
+	// decides for it.
+	Classify(ctx context.Context, project, command string) (classify.Verdict, error)
+	// Policy returns the project's command policy as it was set.
+	Policy(ctx context.Context, project string) (classify.Policy, error)
+
+	// EnsureAgentSession returns the agent's current session, made when
+	// it has none.
+	EnsureAgentSession(ctx context.Context, project, agent string) (sess logbook.Session, created bool, err error)
+	// RotateAgent starts the agent's next session; its tasks move to it.
+	RotateAgent(ctx context.Context, project, agent, reason string) (Rotation, error)
+	// Agent returns the agent, its current session and its rotations.
+	Agent(ctx context.Context, project, agent string) (AgentView, error)
+	// SetRotationPolicy makes the agent rotate by itself past an age or a
+	// token count (zero: never).
+	SetRotationPolicy(ctx context.Context, project, agent string, maxAge time.Duration, maxInputTokens int64) (logbook.Agent, error)
+	// AddTask hands the agent a task, a user turn in its current session.
+	AddTask(ctx context.Context, project, agent string, in TaskInput) (TaskResult, error)
+	// Tasks lists the agent's tasks.
+	Tasks(ctx context.Context, project, agent string) ([]logbook.Task, error)
+	// Task returns one task with its active session and history.
+	Task(ctx context.Context, project, taskID string) (logbook.Task, error)
+}
