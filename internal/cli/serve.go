@@ -35,7 +35,7 @@ func serve(ctx context.Context, env Env, args []string) int {
 	rate := fs.Float64("rate-limit", httpapi.DefaultRateLimit, "requests a second one token may make on average (negative: no limit)")
 	burst := fs.Int("rate-burst", httpapi.DefaultRateBurst, "requests one token may make at once after a quiet spell")
 	streams := fs.Int("max-streams", httpapi.DefaultMaxStreams, "event streams one token may hold open at once")
-	authCache := fs.Duration("auth-cache", 2*time.Second, "how long a token's lookup is remembered (a revoked token works at most this long after; 0: look up every request)")
+	authCache := fs.Duration("auth-cache", 2*time.Second, "how long a token's lookup is remembered (a revoked token works at most this long after, and its event streams end within it; 0: look up every request)")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
 

@@ -33,7 +33,8 @@ type Options struct {
 	Logger *slog.Logger
 	// AuthCacheTTL, when positive, keeps what a token stands for in memory
 	// that long, so most requests skip the token lookup. A revoked token
-	// then keeps working up to that long on servers that saw it recently.
+	// then keeps working up to that long on servers that saw it recently;
+	// event streams look their token up again that often (RecheckEvery).
 	// Zero looks every token up.
 	AuthCacheTTL time.Duration
 	// Committed, when set, is told the type of every event a transaction

@@ -81,6 +81,37 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error
 	return c, nil
 }
 
+// Recheck looks the caller's token up again, past the auth cache, and
+// answers ErrUnauthorized once it has been revoked. A request that lasts
+// (an event stream) calls it every RecheckEvery, so a revoked token's
+// stream ends within the auth cache's lifetime as its requests do. A
+// caller not made from a token (the CLI's admin on the database) always
+// passes.
+func (s *Service) Recheck(ctx context.Context, c Caller) error {
+	if c.hash == "" {
+		return nil
+	}
+	t, err := s.store.TokenGetByHash(ctx, c.hash)
+	if errors.Is(err, logbook.ErrNotFound) {
+		return fmt.Errorf("this token was revoked: %w", logbook.ErrUnauthorized)
+	}
+	if err != nil {
+		return err
+	}
+	s.auth.put(c.hash, Caller{Actor: t.Actor, Project: t.Project, Admin: t.Admin, TokenID: t.ID, hash: c.hash}, s.nowFunc())
+	return nil
+}
+
+// RecheckEvery is how often a lasting request calls Recheck: the auth
+// cache's lifetime (Options.AuthCacheTTL), or every second when there is
+// no cache.
+func (s *Service) RecheckEvery() time.Duration {
+	if s.auth.ttl > 0 {
+		return s.auth.ttl
+	}
+	return time.Second
+}
+
 // authCache remembers, for a short while, what token hashes stand for (see
 // Options.AuthCacheTTL). It is bounded: when full it starts over.
 type authCache struct {

@@ -7,10 +7,12 @@ package sse
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
 
@@ -53,9 +55,12 @@ func (s *Writer) Send(format string, args ...any) error {
 }
 
 // Follow writes a project's events after the id after to s (id, event
-// type, the event as JSON), until ctx ends or a write fails. Each event
-// comes once and in order, from the outbox, so a follower that reconnects
-// with the last id it saw loses nothing.
+// type, the event as JSON), until ctx ends, a write fails or the caller's
+// token is revoked. Each event comes once and in order, from the outbox,
+// so a follower that reconnects with the last id it saw loses nothing.
+// The token is looked up again every svc.RecheckEvery(): a revoked
+// token's stream ends as its requests stop working, within the auth
+// cache's lifetime, with a last comment saying why.
 func Follow(ctx context.Context, svc *service.Service, c service.Caller, project string, after int64, s *Writer) error {
 	if err := s.Send(": logbook events for %s after %d\n\n", project, after); err != nil {
 		return err
@@ -64,6 +69,8 @@ func Follow(ctx context.Context, svc *service.Service, c service.Caller, project
 	defer keepAlive.Stop()
 	poll := time.NewTicker(pollEvery)
 	defer poll.Stop()
+	recheck := time.NewTicker(svc.RecheckEvery())
+	defer recheck.Stop()
 	for {
 		changed := svc.EventsChanged() // before reading, so no wake is missed
 		events, err := svc.Events(ctx, c, project, after, page)
@@ -87,6 +94,13 @@ func Follow(ctx context.Context, svc *service.Service, c service.Caller, project
 		case <-poll.C:
 		case <-keepAlive.C:
 			if err := s.Send(": keep-alive\n\n"); err != nil {
+				return err
+			}
+		case <-recheck.C:
+			if err := svc.Recheck(ctx, c); err != nil {
+				if errors.Is(err, logbook.ErrUnauthorized) {
+					_ = s.Send(": the token was revoked; the stream ends\n\n")
+				}
 				return err
 			}
 		}
