@@ -95,7 +95,7 @@ func startServer(t *testing.T) (url, token string, st store.Store) {
 	t.Helper()
 	st = testdb.SQLite(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := service.New(st, service.Options{Logger: log})
+	svc := service.New(st, service.Options{Logger: log, RateLimit: -1})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Run(ctx); close(done) }()
@@ -105,7 +105,7 @@ func startServer(t *testing.T) (url, token string, st store.Store) {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	httpapi.New(mux, svc, log, httpapi.Options{RateLimit: -1})
+	httpapi.New(mux, svc, log, httpapi.Options{})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL, token, st

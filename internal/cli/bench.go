@@ -125,7 +125,8 @@ Flags:
 		collectLessOften(env) // as serve runs it
 		// Requests and events are counted for /metrics, as serve counts them.
 		counted := metrics.New()
-		svc := service.New(st, service.Options{Logger: log, AuthCacheTTL: 2 * time.Second, Committed: counted.Event})
+		// The load is one token on purpose: no rate limit.
+		svc := service.New(st, service.Options{Logger: log, AuthCacheTTL: 2 * time.Second, Committed: counted.Event, RateLimit: -1})
 		runCtx, stopService := context.WithCancel(ctx)
 		defer stopService()
 		go svc.Run(runCtx)
@@ -135,7 +136,7 @@ Flags:
 			return 1
 		}
 		mux := http.NewServeMux()
-		httpapi.New(mux, svc, log, httpapi.Options{RateLimit: -1}) // the load is one token on purpose
+		httpapi.New(mux, svc, log, httpapi.Options{})
 		listener, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)

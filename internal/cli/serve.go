@@ -32,9 +32,9 @@ func serve(ctx context.Context, env Env, args []string) int {
 	timeout := fs.Duration("session-timeout", service.DefaultSessionTimeout, "an active session not seen for this long is ended as timed_out")
 	window := fs.Duration("window", service.DefaultPriorWindow, "how far back setting a goal looks for earlier partial and failed attempts")
 	retention := fs.Duration("event-retention", service.DefaultEventRetention, "events older than this are pruned")
-	rate := fs.Float64("rate-limit", httpapi.DefaultRateLimit, "requests a second one token may make on average (negative: no limit)")
-	burst := fs.Int("rate-burst", httpapi.DefaultRateBurst, "requests one token may make at once after a quiet spell")
-	streams := fs.Int("max-streams", httpapi.DefaultMaxStreams, "event streams one token may hold open at once")
+	rate := fs.Float64("rate-limit", service.DefaultRateLimit, "requests a second one token may make on average, on the API, /mcp, /v1/traces and the web UI together (negative: no limit)")
+	burst := fs.Int("rate-burst", service.DefaultRateBurst, "requests one token may make at once after a quiet spell")
+	streams := fs.Int("max-streams", service.DefaultMaxStreams, "event streams one token may hold open at once (/v1/events and /ui/events together)")
 	authCache := fs.Duration("auth-cache", 2*time.Second, "how long a token's lookup is remembered (a revoked token works at most this long after, and its event streams end within it; 0: look up every request)")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
@@ -69,10 +69,11 @@ Flags:
 	defer st.Close()
 	collectLessOften(env)
 	counted := metrics.New()
-	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event})
+	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event,
+		RateLimit: *rate, RateBurst: *burst, MaxStreams: *streams})
 
 	mux := http.NewServeMux()
-	httpapi.New(mux, svc, log, httpapi.Options{PriorWindow: *window, RateLimit: *rate, RateBurst: *burst, MaxStreams: *streams})
+	httpapi.New(mux, svc, log, httpapi.Options{PriorWindow: *window})
 	mux.Handle("POST /v1/traces", otlp.Handler(svc, log))
 	mux.Handle("/mcp", mcp.Handler(svc, log, mcp.Options{PriorWindow: *window}))
 	web.New(mux, svc, log)

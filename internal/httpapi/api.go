@@ -6,7 +6,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -23,28 +22,20 @@ type handler struct {
 	svc         *service.Service
 	log         *slog.Logger
 	priorWindow time.Duration
-	limits      *limiter
 }
 
-// Options tune the API. Zero values take the defaults.
+// Options tune the API. Zero values take the defaults. The per-token
+// limits (requests a second, event streams) are the service's: see
+// service.Options.
 type Options struct {
 	// PriorWindow is how far back goal memory looks (default 24 hours).
 	PriorWindow time.Duration
-	// RateLimit is how many requests a second one token may make on
-	// average (default DefaultRateLimit), RateBurst how many at once after
-	// a quiet spell (default DefaultRateBurst). Over it a request gets 429
-	// with Retry-After. A negative RateLimit turns the limit off.
-	RateLimit float64
-	RateBurst int
-	// MaxStreams is how many event streams one token may hold open at
-	// once (default DefaultMaxStreams; negative: no limit).
-	MaxStreams int
 }
 
 // New returns the API's routes on mux: /healthz, /openapi.json and
 // everything under /v1.
 func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Options) {
-	h := &handler{svc: svc, log: log, priorWindow: opts.PriorWindow, limits: newLimiter(opts)}
+	h := &handler{svc: svc, log: log, priorWindow: opts.PriorWindow}
 	mux.HandleFunc("GET /healthz", h.health)
 	routes := h.routes()
 	for _, rt := range routes {
@@ -122,20 +113,16 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 }
 
 // authenticated runs fn with the caller its bearer token stands for, or
-// answers 401; a token over its rate limit gets 429.
+// answers 401; a token over its rate limit gets 429 (service.Admit).
 func (h *handler) authenticated(fn func(http.ResponseWriter, *http.Request, service.Caller)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, err := service.BearerToken(r.Header.Get("Authorization"))
 		var c service.Caller
 		if err == nil {
-			c, err = h.svc.Authenticate(r.Context(), token)
+			c, err = h.svc.Admit(r.Context(), token)
 		}
 		if err != nil {
 			h.writeError(w, r, err)
-			return
-		}
-		if ok, wait := h.limits.allow(sha256.Sum256([]byte(token))); !ok {
-			h.rateLimited(w, wait)
 			return
 		}
 		fn(w, r, c)

@@ -165,13 +165,13 @@ func TestAuthzMatrix(t *testing.T) {
 func testAuthzMatrix(t *testing.T, e testdb.Engine) {
 	var logs syncBuffer
 	quiet := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	svc := service.New(e.Open(t), service.Options{Logger: quiet})
+	svc := service.New(e.Open(t), service.Options{Logger: quiet, RateLimit: -1})
 	if _, err := svc.EnsureAdminToken(context.Background(), adminToken); err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	// The matrix makes hundreds of requests a second with one token.
-	httpapi.New(mux, svc, quiet, httpapi.Options{RateLimit: -1})
+	httpapi.New(mux, svc, quiet, httpapi.Options{})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	c := &client{t: t, url: srv.URL}

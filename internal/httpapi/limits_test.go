@@ -18,16 +18,18 @@ import (
 	"github.com/logbookhq/logbook/internal/testdb"
 )
 
-// newLimitedServer is newServer on SQLite with the given options.
-func newLimitedServer(t *testing.T, opts httpapi.Options) *client {
+// newLimitedServer is newServer on SQLite with the service's limits set
+// by opts.
+func newLimitedServer(t *testing.T, opts service.Options) *client {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := service.New(testdb.SQLite(t), service.Options{Logger: quiet})
+	opts.Logger = quiet
+	svc := service.New(testdb.SQLite(t), opts)
 	if _, err := svc.EnsureAdminToken(context.Background(), adminToken); err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	httpapi.New(mux, svc, quiet, opts)
+	httpapi.New(mux, svc, quiet, httpapi.Options{})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return &client{t: t, url: srv.URL}
@@ -39,7 +41,7 @@ func nested(depth int) string {
 }
 
 func TestLimitJSONDepth(t *testing.T) {
-	c := newLimitedServer(t, httpapi.Options{})
+	c := newLimitedServer(t, service.Options{})
 	alice := c.token("demo", "alice")
 	id := c.do("POST", "/v1/sessions", alice, `{"project":"demo"}`).expect(t, 201).body["id"].(string)
 
@@ -71,7 +73,7 @@ func TestLimitJSONDepth(t *testing.T) {
 }
 
 func TestLimitRate(t *testing.T) {
-	c := newLimitedServer(t, httpapi.Options{RateLimit: 20, RateBurst: 5})
+	c := newLimitedServer(t, service.Options{RateLimit: 20, RateBurst: 5})
 	alice, bob := c.token("demo", "alice"), c.token("demo", "bob")
 
 	for i := range 5 {
@@ -100,7 +102,7 @@ func TestLimitRate(t *testing.T) {
 }
 
 func TestLimitRateOff(t *testing.T) {
-	c := newLimitedServer(t, httpapi.Options{RateLimit: -1, RateBurst: 1})
+	c := newLimitedServer(t, service.Options{RateLimit: -1, RateBurst: 1})
 	alice := c.token("demo", "alice")
 	for range 20 {
 		c.do("GET", "/v1/sessions", alice, nil).expect(t, 200)
@@ -108,7 +110,7 @@ func TestLimitRateOff(t *testing.T) {
 }
 
 func TestLimitStreams(t *testing.T) {
-	c := newLimitedServer(t, httpapi.Options{MaxStreams: 2})
+	c := newLimitedServer(t, service.Options{MaxStreams: 2})
 	alice, bob := c.token("demo", "alice"), c.token("demo", "bob")
 
 	// open starts an event stream and waits for its first line, so the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 )
@@ -40,7 +41,11 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	var tooBig *http.MaxBytesError
 	var held *logbook.ClaimConflictError
 	var unavailable *logbook.UnavailableError
+	var limited *logbook.LimitError
 	switch {
+	case errors.As(err, &limited):
+		w.Header().Set("Retry-After", strconv.Itoa(logbook.Seconds(limited.RetryAfter)))
+		writeProblem(w, http.StatusTooManyRequests, "Too many requests", limited.Error(), "")
 	case errors.As(err, &held):
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(http.StatusConflict)

@@ -23,7 +23,7 @@ func TestSessionsByCommit(t *testing.T) {
 func testSessionsByCommit(t *testing.T, e testdb.Engine) {
 	ctx := context.Background()
 	svc := service.New(e.Open(t), service.Options{})
-	h := &handler{svc: svc, log: slog.New(slog.NewTextHandler(io.Discard, nil)), limits: newLimiter(Options{})}
+	h := &handler{svc: svc, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	mux := http.NewServeMux()
 	mux.Handle("GET /v1/commits/{sha}/sessions", h.authenticated(h.sessionsByCommit))
 	server := httptest.NewServer(mux)

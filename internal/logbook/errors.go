@@ -3,6 +3,8 @@ package logbook
 import (
 	"errors"
 	"fmt"
+	"math"
+	"time"
 )
 
 // Sentinel errors shared by every layer. Check them with errors.Is.
@@ -30,6 +32,10 @@ var (
 	// and the caller should send it again shortly. Each engine recognises
 	// its own codes for it; an *UnavailableError says why.
 	ErrUnavailable = errors.New("logbook: unavailable")
+	// ErrLimited means the caller is over a limit on how much it may ask
+	// at once (requests a second, open event streams); a *LimitError says
+	// when to retry.
+	ErrLimited = errors.New("logbook: over a limit")
 )
 
 // UnavailableError says why the database cannot serve a request now, in
@@ -79,3 +85,21 @@ func (e *ValidationError) Error() string {
 
 // Is makes a *ValidationError match ErrInvalid.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+// LimitError says which limit a request went over and when to retry. It
+// matches ErrLimited with errors.Is.
+type LimitError struct {
+	Message    string // the limit, in words a person can act on
+	RetryAfter time.Duration
+}
+
+func (e *LimitError) Error() string { return e.Message }
+
+// Is makes a *LimitError match ErrLimited.
+func (e *LimitError) Is(target error) bool { return target == ErrLimited }
+
+// Seconds is d in whole seconds, rounded up and at least 1: a Retry-After
+// header's value.
+func Seconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,17 +76,22 @@ type callerKey struct{}
 // callerExtra is the TokenInfo.Extra key of the caller.
 const callerExtra = "logbook.caller"
 
-// authenticate lets through requests with a valid bearer token, their
-// caller in the context, and answers the others as /v1 does: 401 with a
-// problem document.
+// authenticate lets through requests with a valid bearer token within the
+// token's rate limit (service.Admit, which /v1 shares), their caller in the
+// context, and answers the others as /v1 does: 401 or 429 with a problem
+// document.
 func authenticate(svc *service.Service, log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, err := service.BearerToken(r.Header.Get("Authorization"))
 		var caller service.Caller
 		if err == nil {
-			caller, err = svc.Authenticate(r.Context(), token)
+			caller, err = svc.Admit(r.Context(), token)
 		}
+		var limited *logbook.LimitError
 		switch {
+		case errors.As(err, &limited):
+			w.Header().Set("Retry-After", strconv.Itoa(logbook.Seconds(limited.RetryAfter)))
+			writeProblem(w, http.StatusTooManyRequests, "Too many requests", limited.Error())
 		case errors.Is(err, logbook.ErrUnauthorized):
 			w.Header().Set("WWW-Authenticate", `Bearer realm="logbook"`)
 			detail := strings.TrimSuffix(err.Error(), ": "+logbook.ErrUnauthorized.Error())

@@ -32,9 +32,10 @@ const (
 
 // gRPC status codes used in error answers (google.rpc.Status.code).
 const (
-	codeInvalidArgument = 3
-	codeUnavailable     = 14
-	codeUnauthenticated = 16
+	codeInvalidArgument   = 3
+	codeResourceExhausted = 8
+	codeUnavailable       = 14
+	codeUnauthenticated   = 16
 )
 
 // Handler serves POST /v1/traces: an OTLP/HTTP trace export in protobuf or
@@ -42,8 +43,9 @@ const (
 // (Authorization: Bearer TOKEN) like the /v1 API. It answers an
 // ExportTraceServiceResponse in the request's encoding, with
 // partial_success when GenAI spans were rejected; a body it cannot read
-// gets 400 and a google.rpc.Status, a database that fails 503 (the
-// exporter retries; entry keys make the retry a no-op).
+// gets 400 and a google.rpc.Status, a token over its rate limit (shared
+// with the API, see service.Admit) 429 with Retry-After, a database that
+// fails 503 (the exporter retries; entry keys make the retry a no-op).
 func Handler(svc *service.Service, log *slog.Logger) http.Handler {
 	return &handler{svc: svc, log: log}
 }
@@ -73,7 +75,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	token, err := service.BearerToken(r.Header.Get("Authorization"))
 	var caller service.Caller
 	if err == nil {
-		caller, err = h.svc.Authenticate(r.Context(), token)
+		caller, err = h.svc.Admit(r.Context(), token)
+	}
+	var limited *logbook.LimitError
+	if errors.As(err, &limited) {
+		// OTLP/HTTP exporters retry a 429 after Retry-After.
+		w.Header().Set("Retry-After", strconv.Itoa(logbook.Seconds(limited.RetryAfter)))
+		writeStatus(w, asJSON, http.StatusTooManyRequests, codeResourceExhausted, limited.Error())
+		return
 	}
 	if err != nil {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="logbook"`)

@@ -37,6 +37,15 @@ type Options struct {
 	// event streams look their token up again that often (RecheckEvery).
 	// Zero looks every token up.
 	AuthCacheTTL time.Duration
+	// RateLimit is how many requests a second one token may make on
+	// average through Admit (default DefaultRateLimit), RateBurst how many
+	// at once after a quiet spell (default DefaultRateBurst); a negative
+	// RateLimit turns the limit off. MaxStreams is how many event streams
+	// one token may hold open at once (default DefaultMaxStreams; negative:
+	// no limit).
+	RateLimit  float64
+	RateBurst  int
+	MaxStreams int
 	// Committed, when set, is told the type of every event a transaction
 	// wrote, once it has committed (session.started, claim.taken, …): what
 	// /metrics counts.
@@ -58,6 +67,7 @@ type Service struct {
 	log     *slog.Logger
 	hub     hub
 	auth    authCache
+	limits  *limiter
 	counted func(eventType string) // Options.Committed
 	// committer, once Run starts it, groups concurrent write transactions.
 	committer atomic.Pointer[committer]
@@ -66,7 +76,8 @@ type Service struct {
 // New returns a Service on st.
 func New(st store.Store, opts Options) *Service {
 	s := &Service{store: st, idle: opts.IdleWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
-		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, counted: opts.Committed}
+		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, limits: newLimiter(opts),
+		counted: opts.Committed}
 	if s.idle <= 0 {
 		s.idle = DefaultIdleWindow
 	}

@@ -72,11 +72,12 @@ func randomValue() string {
 
 // signedIn runs fn for a request whose token cookie stands for a caller.
 // Without one, a page is redirected to the sign-in page (which comes back
-// here afterwards); a fragment or the event stream gets a plain 401.
+// here afterwards); a fragment or the event stream gets a plain 401. A
+// token over its rate limit gets 429 (service.Admit).
 func (h *handler) signedIn(fn func(http.ResponseWriter, *http.Request, viewer)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token := cookieValue(r, tokenCookie)
-		c, err := h.svc.Authenticate(r.Context(), token)
+		c, err := h.svc.Admit(r.Context(), token) // the rate limit the API shares
 		if errors.Is(err, logbook.ErrUnauthorized) {
 			if token != "" {
 				setCookie(w, r, tokenCookie, "", 0) // revoked or unknown: forget it
@@ -88,7 +89,7 @@ func (h *handler) signedIn(fn func(http.ResponseWriter, *http.Request, viewer)) 
 			http.Redirect(w, r, "/sign-in?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
-		v := viewer{Caller: c, Project: c.Project, CSRF: csrfToken(token)}
+		v := viewer{Caller: c, Project: c.Project, CSRF: csrfToken(token), token: token}
 		if err != nil {
 			h.renderError(w, r, v, err)
 			return

@@ -11,6 +11,12 @@ import (
 // the pages' script. It starts with what happens from now on; a browser
 // that reconnects sends Last-Event-ID and gets what it missed.
 func (h *handler) events(w http.ResponseWriter, r *http.Request, v viewer) {
+	release, err := h.svc.OpenStream(v.token) // the streams the API counts too
+	if err != nil {
+		h.renderError(w, r, v, err)
+		return
+	}
+	defer release()
 	latest, err := h.svc.LatestEventID(r.Context(), v.Caller, v.Project)
 	if err != nil {
 		h.renderError(w, r, v, err)

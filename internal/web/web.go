@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
@@ -106,6 +107,7 @@ type viewer struct {
 	service.Caller
 	Project string
 	CSRF    string
+	token   string // the bearer token, whose event streams are counted
 }
 
 // page starts a page for the viewer.
@@ -149,7 +151,11 @@ type errorPage struct {
 // logged and shown as a 500 that reveals nothing.
 func (h *handler) renderError(w http.ResponseWriter, r *http.Request, v viewer, err error) {
 	status, heading, detail := http.StatusInternalServerError, "Something went wrong", "The server could not show this page; the error was logged."
+	var limited *logbook.LimitError
 	switch {
+	case errors.As(err, &limited):
+		w.Header().Set("Retry-After", strconv.Itoa(logbook.Seconds(limited.RetryAfter)))
+		status, heading, detail = http.StatusTooManyRequests, "Too many requests", limited.Error()
 	case errors.Is(err, logbook.ErrInvalid):
 		status, heading, detail = http.StatusBadRequest, "That request cannot be read", err.Error()
 	case errors.Is(err, logbook.ErrNotFound):
