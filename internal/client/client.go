@@ -1,6 +1,10 @@
-// Package client talks to a logbook server's JSON API. The CLI, the hooks,
-// the MCP stdio server and the importers use it; it holds no rules, only
-// HTTP: tokens, JSON, and problem documents turned into errors.
+// Package client talks to a logbook server's JSON API. Its Ledger is the
+// port (package ledger) over HTTP: it owns every /v1 path, sends a request
+// again while the server asks it to wait (429), splits a batch the server
+// finds too large (413), and follows the event stream. The CLI, the hooks,
+// the MCP stdio server, the importers and the bench use it; it holds no
+// rules, only HTTP: tokens, JSON, and problem documents turned back into
+// the domain's errors.
 package client
 
 import (
@@ -11,8 +15,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
 )
 
 // Client is a logbook API client. It is safe for concurrent use.
@@ -23,6 +30,10 @@ type Client struct {
 	Token string
 	// HTTP is the client used (default: one with a 30 s timeout).
 	HTTP *http.Client
+	// RetryPause, when set, caps the wait before sending again a request
+	// the server turned away for the rate limit (429); by default the
+	// client waits as long as the server's Retry-After says.
+	RetryPause time.Duration
 }
 
 // New returns a client for the server at baseURL with token.
@@ -31,12 +42,36 @@ func New(baseURL, token string) *Client {
 }
 
 // Problem is an error the server answered with: an RFC 9457 problem
-// document, or a status without one.
+// document, or a status without one. Its type names the domain's error,
+// which Unwrap returns, so errors.Is(err, logbook.ErrEnded) and
+// errors.As(err, &validationError) work on an error that came over the
+// wire as they do in process.
 type Problem struct {
+	Type   string `json:"type"`
 	Status int    `json:"status"`
 	Title  string `json:"title"`
 	Detail string `json:"detail"`
 	Field  string `json:"field,omitempty"`
+	// Holder is the claim that holds a subject, for a problem of type
+	// logbook.ProblemTypeClaimed.
+	Holder *logbook.Claim `json:"holder,omitempty"`
+	// RetryAfter is the wait the server asked for (429, 503), if any.
+	RetryAfter time.Duration `json:"-"`
+}
+
+// Unwrap returns the domain's error the problem's type stands for: a
+// *logbook.ValidationError for an invalid request, a
+// *logbook.ClaimConflictError for a held subject, else the sentinel (nil
+// for a problem without a known type).
+func (p *Problem) Unwrap() error {
+	switch err := logbook.ErrorOfProblemType(p.Type); {
+	case err == logbook.ErrInvalid:
+		return &logbook.ValidationError{Field: p.Field, Message: strings.TrimPrefix(p.Detail, p.Field+": ")}
+	case p.Type == logbook.ProblemTypeClaimed && p.Holder != nil:
+		return &logbook.ClaimConflictError{Subject: p.Holder.Subject, Holder: *p.Holder}
+	default:
+		return err
+	}
 }
 
 func (p *Problem) Error() string {
@@ -98,7 +133,11 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any) (in
 		return res.StatusCode, fmt.Errorf("error reading the answer: %w", err)
 	}
 	if res.StatusCode >= 400 {
-		return res.StatusCode, ProblemFrom(res.StatusCode, raw)
+		p := ProblemFrom(res.StatusCode, raw)
+		if secs, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && secs > 0 {
+			p.RetryAfter = time.Duration(secs) * time.Second
+		}
+		return res.StatusCode, p
 	}
 	if out != nil && len(raw) > 0 {
 		if err := json.Unmarshal(raw, out); err != nil {

@@ -28,10 +28,22 @@ type problem struct {
 	Field  string `json:"field,omitempty"`
 }
 
+// writeProblem answers with a problem of no particular type (about:blank).
 func writeProblem(w http.ResponseWriter, status int, title, detail, field string) {
+	writeTypedProblem(w, problem{Type: "about:blank", Title: title, Status: status, Detail: detail, Field: field})
+}
+
+func writeTypedProblem(w http.ResponseWriter, p problem) {
 	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(problem{Type: "about:blank", Title: title, Status: status, Detail: detail, Field: field})
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// writeErrorProblem answers with the problem of one of the domain's
+// errors: its type names the error (logbook.ProblemType), so a client
+// turns it back into the same error.
+func writeErrorProblem(w http.ResponseWriter, err error, status int, title, detail, field string) {
+	writeTypedProblem(w, problem{Type: logbook.ProblemType(err), Title: title, Status: status, Detail: detail, Field: field})
 }
 
 // writeError answers with the problem err stands for. Unexpected errors are
@@ -45,32 +57,32 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	switch {
 	case errors.As(err, &limited):
 		w.Header().Set("Retry-After", strconv.Itoa(logbook.Seconds(limited.RetryAfter)))
-		writeProblem(w, http.StatusTooManyRequests, "Too many requests", limited.Error(), "")
+		writeErrorProblem(w, err, http.StatusTooManyRequests, "Too many requests", limited.Error(), "")
 	case errors.As(err, &held):
 		w.Header().Set("Content-Type", "application/problem+json")
 		w.WriteHeader(http.StatusConflict)
 		_ = json.NewEncoder(w).Encode(struct {
 			problem
 			Holder logbook.Claim `json:"holder"`
-		}{problem{Type: "about:blank", Title: "Claimed by another session", Status: http.StatusConflict, Detail: held.Error()}, held.Holder})
+		}{problem{Type: logbook.ProblemTypeClaimed, Title: "Claimed by another session", Status: http.StatusConflict, Detail: held.Error()}, held.Holder})
 	case errors.As(err, &invalid):
-		writeProblem(w, http.StatusBadRequest, "Invalid request", invalid.Error(), invalid.Field)
+		writeErrorProblem(w, err, http.StatusBadRequest, "Invalid request", invalid.Error(), invalid.Field)
 	case errors.As(err, &tooBig):
 		writeProblem(w, http.StatusRequestEntityTooLarge, "Request too large",
 			fmt.Sprintf("the body is over %d bytes; send fewer entries per batch", tooBig.Limit), "")
 	case errors.Is(err, logbook.ErrInvalid):
-		writeProblem(w, http.StatusBadRequest, "Invalid request", err.Error(), "")
+		writeErrorProblem(w, err, http.StatusBadRequest, "Invalid request", err.Error(), "")
 	case errors.Is(err, logbook.ErrUnauthorized):
 		w.Header().Set("WWW-Authenticate", `Bearer realm="logbook"`)
-		writeProblem(w, http.StatusUnauthorized, "Unauthorized", detail(err, logbook.ErrUnauthorized), "")
+		writeErrorProblem(w, err, http.StatusUnauthorized, "Unauthorized", detail(err, logbook.ErrUnauthorized), "")
 	case errors.Is(err, logbook.ErrForbidden):
-		writeProblem(w, http.StatusForbidden, "Forbidden", detail(err, logbook.ErrForbidden), "")
+		writeErrorProblem(w, err, http.StatusForbidden, "Forbidden", detail(err, logbook.ErrForbidden), "")
 	case errors.Is(err, logbook.ErrNotFound):
-		writeProblem(w, http.StatusNotFound, "Not found", detail(err, logbook.ErrNotFound), "")
+		writeErrorProblem(w, err, http.StatusNotFound, "Not found", detail(err, logbook.ErrNotFound), "")
 	case errors.Is(err, logbook.ErrEnded):
-		writeProblem(w, http.StatusConflict, "Session ended", "This session has ended. Start a new one.", "")
+		writeErrorProblem(w, err, http.StatusConflict, "Session ended", "This session has ended. Start a new one.", "")
 	case errors.Is(err, logbook.ErrConflict):
-		writeProblem(w, http.StatusConflict, "Conflict", detail(err, logbook.ErrConflict), "")
+		writeErrorProblem(w, err, http.StatusConflict, "Conflict", detail(err, logbook.ErrConflict), "")
 	case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 		// The client closed the request before it was answered (a hook past
 		// its deadline, which keeps the call to send again). Nothing failed
@@ -83,7 +95,7 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		// words an operator can act on, without the driver's message.
 		h.log.WarnContext(r.Context(), "database unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", retryAfterUnavailable)
-		writeProblem(w, http.StatusServiceUnavailable, "Service unavailable", unavailable.Reason, "")
+		writeErrorProblem(w, err, http.StatusServiceUnavailable, "Service unavailable", unavailable.Reason, "")
 	default:
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeProblem(w, http.StatusInternalServerError, "Internal error", "the server could not complete this request; it was logged", "")

@@ -26,6 +26,10 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
+// FromNow, as the event id to follow after, means only the events
+// committed from now on.
+const FromNow int64 = -1
+
 // Ledger is logbook as one caller sees it. Every method answers with the
 // errors of package logbook (ErrInvalid with a *logbook.ValidationError,
 // ErrNotFound, ErrForbidden, ErrUnauthorized, ErrEnded, ErrConflict,
@@ -73,10 +77,9 @@ type Ledger interface {
 	// AddNote puts a note into every live session on an issue, pull or
 	// subject.
 	AddNote(ctx context.Context, p NoteParams) (NoteResult, error)
-	// Events returns a project's events after an id, oldest first.
-	Events(ctx context.Context, project string, afterID int64, limit int) ([]logbook.Event, error)
-	// Follow calls fn with each event of the project after afterID as it
-	// is committed, until ctx is done or fn returns an error (which
+	// Follow calls fn with each event of the project after afterID
+	// (FromNow: only events committed from now on), oldest first, as they
+	// are committed, until ctx is done or fn returns an error (which
 	// Follow returns).
 	Follow(ctx context.Context, project string, afterID int64, fn func(logbook.Event) error) error
 

@@ -103,3 +103,60 @@ func (e *LimitError) Is(target error) bool { return target == ErrLimited }
 func Seconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
+
+// Problem types. The API answers each error of this package with an RFC
+// 9457 problem document whose type is the error's URI below; a client
+// turns the type back into the same error (ErrorOfProblemType), so
+// errors.Is(err, ErrEnded) holds on both sides of the wire and nobody
+// matches titles as strings.
+const problemTypePrefix = "urn:logbook:problem:"
+
+// problemTypes names each sentinel's problem type, most specific first:
+// an error is answered with the first it matches.
+var problemTypes = []struct {
+	err  error
+	name string
+}{
+	{ErrEnded, "session-ended"},
+	{ErrInvalid, "invalid"},
+	{ErrUnauthorized, "unauthorized"},
+	{ErrForbidden, "forbidden"},
+	{ErrNotFound, "not-found"},
+	{ErrConflict, "conflict"},
+	{ErrUnavailable, "unavailable"},
+	{ErrLimited, "limited"},
+}
+
+// ProblemTypeClaimed is the problem type of a *ClaimConflictError: the
+// subject is held by another session, named in the problem's holder.
+const ProblemTypeClaimed = problemTypePrefix + "claimed"
+
+// ProblemType returns the problem type URI err is answered with:
+// ProblemTypeClaimed for a *ClaimConflictError, the URI of the first
+// sentinel it matches, else "about:blank" (RFC 9457's "no type").
+func ProblemType(err error) string {
+	var held *ClaimConflictError
+	if errors.As(err, &held) {
+		return ProblemTypeClaimed
+	}
+	for _, p := range problemTypes {
+		if errors.Is(err, p.err) {
+			return problemTypePrefix + p.name
+		}
+	}
+	return "about:blank"
+}
+
+// ErrorOfProblemType returns the sentinel a problem type URI stands for
+// (ErrConflict for ProblemTypeClaimed), or nil for any other URI.
+func ErrorOfProblemType(uri string) error {
+	if uri == ProblemTypeClaimed {
+		return ErrConflict
+	}
+	for _, p := range problemTypes {
+		if uri == problemTypePrefix+p.name {
+			return p.err
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package logbook_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -196,5 +197,31 @@ func TestName(t *testing.T) {
 				t.Errorf("Name(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestProblemTypesRoundTrip: every error of the package has its own problem
+// type, and the type names the same error back.
+func TestProblemTypesRoundTrip(t *testing.T) {
+	seen := map[string]bool{}
+	for _, err := range []error{logbook.ErrEnded, logbook.ErrInvalid, logbook.ErrUnauthorized, logbook.ErrForbidden, logbook.ErrNotFound, logbook.ErrConflict, logbook.ErrUnavailable, logbook.ErrLimited} {
+		uri := logbook.ProblemType(fmt.Errorf("wrapped: %w", err))
+		if uri == "about:blank" || seen[uri] {
+			t.Errorf("%v: problem type %q (not its own)", err, uri)
+		}
+		seen[uri] = true
+		if back := logbook.ErrorOfProblemType(uri); back != err {
+			t.Errorf("%q turns back into %v, want %v", uri, back, err)
+		}
+	}
+	if got := logbook.ProblemType(logbook.Invalid("x", "bad")); got != "urn:logbook:problem:invalid" {
+		t.Errorf("a validation error: %q", got)
+	}
+	held := &logbook.ClaimConflictError{Subject: "a"}
+	if got := logbook.ProblemType(held); got != logbook.ProblemTypeClaimed || !errors.Is(logbook.ErrorOfProblemType(got), logbook.ErrConflict) {
+		t.Errorf("a claim conflict: %q", got)
+	}
+	if logbook.ProblemType(errors.New("boom")) != "about:blank" || logbook.ErrorOfProblemType("about:blank") != nil {
+		t.Error("an unknown error must have no type")
 	}
 }

@@ -95,14 +95,17 @@ func (l callerLedger) AddNote(ctx context.Context, p ledger.NoteParams) (ledger.
 	return l.s.AddNote(ctx, l.c, p)
 }
 
-func (l callerLedger) Events(ctx context.Context, project string, afterID int64, limit int) ([]logbook.Event, error) {
-	return l.s.Events(ctx, l.c, project, afterID, limit)
-}
-
 // Follow reads the project's events after afterID, then waits for the
 // service to say more may have been committed (here or on another
 // replica), and reads again.
 func (l callerLedger) Follow(ctx context.Context, project string, afterID int64, fn func(logbook.Event) error) error {
+	if afterID == ledger.FromNow {
+		latest, err := l.s.LatestEventID(ctx, l.c, project)
+		if err != nil {
+			return err
+		}
+		afterID = latest
+	}
 	for {
 		changed := l.s.EventsChanged() // before reading, so nothing slips between
 		events, err := l.s.Events(ctx, l.c, project, afterID, 500)
