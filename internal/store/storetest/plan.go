@@ -108,6 +108,30 @@ func testTx(t *testing.T, newStore func(testing.TB) store.Store) {
 		t.Errorf("a committed session is not readable: %v", err)
 	}
 
+	// Savepoints undo one request of a group sharing a transaction: what
+	// was written since the savepoint goes, what came before stays.
+	tx, err = st.Begin(ctx)
+	must(t, err)
+	before := newSession(t, tx, sessionOpts{})
+	must(t, tx.Savepoint(ctx))
+	undone := newSession(t, tx, sessionOpts{})
+	before.Goal = "changed after the savepoint"
+	must(t, tx.SessionUpdate(ctx, &before, nil))
+	must(t, tx.RollbackToSavepoint(ctx))
+	must(t, tx.Savepoint(ctx)) // the last one was released: a new one may begin
+	released := newSession(t, tx, sessionOpts{})
+	must(t, tx.ReleaseSavepoint(ctx))
+	must(t, tx.Commit())
+	got, err := st.SessionGet(ctx, store.SessionGetParams{ID: before.ID})
+	must(t, err)
+	equal(t, "a change rolled back to the savepoint", got.Goal, "")
+	if _, err := st.SessionGet(ctx, store.SessionGetParams{ID: undone.ID}); !errors.Is(err, logbook.ErrNotFound) {
+		t.Errorf("a session written after the savepoint it was rolled back to is readable: err = %v", err)
+	}
+	if _, err := st.SessionGet(ctx, store.SessionGetParams{ID: released.ID}); err != nil {
+		t.Errorf("a session kept by ReleaseSavepoint is not readable: %v", err)
+	}
+
 	// Inside a transaction a statement runs whatever its caller's context
 	// says: the transaction may hold other callers' writes (the service's
 	// group commit), and SQLite rolls a transaction back whole when one of
@@ -123,7 +147,7 @@ func testTx(t *testing.T, newStore func(testing.TB) store.Store) {
 		t.Errorf("a statement in a transaction, its caller's context ended: %v", err)
 	}
 	must(t, tx.Commit())
-	got, err := st.SessionGet(ctx, store.SessionGetParams{ID: other.ID})
+	got, err = st.SessionGet(ctx, store.SessionGetParams{ID: other.ID})
 	must(t, err)
 	equal(t, "goal", got.Goal, "written for a caller who left")
 	// Outside a transaction, an ended context stops the statement.

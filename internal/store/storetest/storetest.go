@@ -10,6 +10,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,17 +19,51 @@ import (
 )
 
 // Run runs the suite; newStore returns a fresh, migrated store and
-// registers its cleanup.
+// registers its cleanup. When every part has run, it fails for each method
+// of store.Store and store.Tx that no test called (see recording.go).
 func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
-	t.Run("Session", func(t *testing.T) { t.Parallel(); testSession(t, newStore) })
-	t.Run("SessionList", func(t *testing.T) { t.Parallel(); testSessionList(t, newStore) })
-	t.Run("SessionStats", func(t *testing.T) { t.Parallel(); testSessionStats(t, newStore) })
-	t.Run("Entry", func(t *testing.T) { t.Parallel(); testEntry(t, newStore) })
-	t.Run("Plan", func(t *testing.T) { t.Parallel(); testPlan(t, newStore) })
-	t.Run("Agent", func(t *testing.T) { t.Parallel(); testAgent(t, newStore) })
-	t.Run("Token", func(t *testing.T) { t.Parallel(); testToken(t, newStore) })
-	t.Run("Tx", func(t *testing.T) { t.Parallel(); testTx(t, newStore) })
-	t.Run("Maintenance", func(t *testing.T) { t.Parallel(); testMaintenance(t, newStore) })
+	calls := &callLog{names: map[string]bool{}}
+	newStore = recorded(newStore, calls)
+	parts := []struct {
+		name string
+		test func(*testing.T, func(testing.TB) store.Store)
+	}{
+		{"Session", testSession},
+		{"SessionList", testSessionList},
+		{"SessionStats", testSessionStats},
+		{"Entry", testEntry},
+		{"Plan", testPlan},
+		{"Agent", testAgent},
+		{"Task", testTask},
+		{"Token", testToken},
+		{"Project", testProject},
+		{"Claim", testClaim},
+		{"TouchAndLink", testTouchAndLink},
+		{"Event", testEvent},
+		{"ToolCall", testToolCall},
+		{"Why", testWhy},
+		{"Tx", testTx},
+		{"Engine", testEngine},
+		{"Maintenance", testMaintenance},
+	}
+	var ran atomic.Int64
+	for _, p := range parts {
+		t.Run(p.name, func(t *testing.T) {
+			t.Parallel()
+			ran.Add(1)
+			p.test(t, newStore)
+		})
+	}
+	// Parallel subtests end before the parent's cleanups run.
+	t.Cleanup(func() {
+		if int(ran.Load()) < len(parts) {
+			t.Logf("the store's methods are counted only when every part of the suite runs (%d of %d ran)", ran.Load(), len(parts))
+			return
+		}
+		for _, name := range calls.uncalled() {
+			t.Errorf("no conformance test calls store method %s: add one that holds both engines to its contract", name)
+		}
+	})
 }
 
 // base is a fixed instant at microsecond precision, so values read back
