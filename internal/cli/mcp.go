@@ -49,7 +49,7 @@ func MCP(ctx context.Context, env Env, args []string) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	err := mcp.ServeStdio(ctx, mcp.NewHTTPLedger(srv.client()), env.Stdin, env.Stdout, log)
+	err := mcp.ServeStdio(ctx, srv.client().Ledger(), env.Stdin, env.Stdout, log)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(env.Stderr, "logbook mcp: %v\n", err)
 		return 1

@@ -69,13 +69,13 @@ Flags:
 	defer st.Close()
 	collectLessOften(env)
 	counted := metrics.New()
-	svc := service.New(st, service.Options{IdleWindow: *idle, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event,
+	svc := service.New(st, service.Options{IdleWindow: *idle, PriorWindow: *window, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event,
 		RateLimit: *rate, RateBurst: *burst, MaxStreams: *streams})
 
 	mux := http.NewServeMux()
-	httpapi.New(mux, svc, log, httpapi.Options{PriorWindow: *window})
+	httpapi.New(mux, svc, log, httpapi.Options{})
 	mux.Handle("POST /v1/traces", otlp.Handler(svc, log))
-	mux.Handle("/mcp", mcp.Handler(svc, log, mcp.Options{PriorWindow: *window}))
+	mux.Handle("/mcp", mcp.Handler(svc, log, mcp.Options{}))
 	web.New(mux, svc, log)
 	mux.Handle("GET /metrics", counted.Handler())
 	listener, err := net.Listen("tcp", *addr)

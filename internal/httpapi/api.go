@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/logbookhq/logbook/internal/classify"
 	"github.com/logbookhq/logbook/internal/ledger"
@@ -21,21 +20,18 @@ import (
 type handler struct {
 	svc         *service.Service
 	log         *slog.Logger
-	priorWindow time.Duration
 }
 
 // Options tune the API. Zero values take the defaults. The per-token
 // limits (requests a second, event streams) are the service's: see
 // service.Options.
 type Options struct {
-	// PriorWindow is how far back goal memory looks (default 24 hours).
-	PriorWindow time.Duration
 }
 
 // New returns the API's routes on mux: /healthz, /openapi.json and
 // everything under /v1.
 func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Options) {
-	h := &handler{svc: svc, log: log, priorWindow: opts.PriorWindow}
+	h := &handler{svc: svc, log: log}
 	mux.HandleFunc("GET /healthz", h.health)
 	routes := h.routes()
 	for _, rt := range routes {

@@ -156,7 +156,7 @@ func (h *handler) setGoal(w http.ResponseWriter, r *http.Request, c service.Call
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.svc.SetGoal(r.Context(), c, r.PathValue("id"), req.Goal, h.priorWindow)
+	res, err := h.svc.SetGoal(r.Context(), c, r.PathValue("id"), req.Goal)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -4,13 +4,13 @@
 // shell command (classify_command) and to read the ledger (list_sessions,
 // get_session).
 //
-// The tools are defined once, in tools.go, over a Ledger. Two Ledgers answer
-// them: serviceLedger calls the service in process, as the caller of the
-// request's bearer token (Handler, mounted at /mcp by logbook serve, over
-// streamable HTTP); httpLedger calls a server's /v1 API (ServeStdio, run by
-// logbook mcp for harnesses that start MCP servers as processes). Both are
-// thin, so an agent gets the same answers either way, and the same as the
-// HTTP API, the CLI and the hooks give.
+// The tools are defined once, in tools.go, over the ledger port
+// (ledger.Ledger). Two ledgers answer them: the service in process, as the
+// caller of the request's bearer token (Handler, mounted at /mcp by logbook
+// serve, over streamable HTTP), and the typed client calling a server's /v1
+// API (ServeStdio, run by logbook mcp for harnesses that start MCP servers
+// as processes). An agent gets the same answers either way, and the same as
+// the HTTP API, the CLI and the hooks give.
 //
 // The protocol is the official Go SDK's (github.com/modelcontextprotocol/go-sdk).
 // A failed call comes back as a tool error (IsError) whose text says what to

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -18,9 +17,10 @@ const (
 	msgFailed = "logbook could not complete this call"
 )
 
-// describe says what went wrong in words an agent can act on, the same for
-// an error of the service (serviceLedger) and for the problem document the
-// API answered with for it (httpLedger):
+// describe says what went wrong in words an agent can act on, the same
+// whichever ledger answered: the service's errors and the API's problem
+// documents match the same domain errors (the client turns a problem's
+// type back into its error), so nothing here reads a title.
 //
 //   - invalid input: "<field>: <what is allowed>";
 //   - a session ended on purpose: msgEnded;
@@ -29,15 +29,22 @@ const (
 //     `no session "X" in your projects`;
 //   - anything else (the server cannot be reached): the error as it is.
 func describe(err error) string {
-	var problem *client.Problem
 	var held *logbook.ClaimConflictError
+	var problem *client.Problem
 	switch {
 	case errors.Is(err, logbook.ErrEnded):
 		return msgEnded
 	case errors.As(err, &held):
 		return held.Error() + claimHint
 	case errors.As(err, &problem):
-		return describeProblem(problem)
+		// The server's answer: its detail is the service's sentence.
+		switch {
+		case errors.Is(err, logbook.ErrUnauthorized):
+			return problem.Detail + "; give logbook mcp a token of the server (LOGBOOK_TOKEN)"
+		case problem.Detail != "":
+			return problem.Detail
+		}
+		return msgFailed + ": the server answered " + strconv.Itoa(problem.Status) + " " + problem.Title
 	}
 	// A *logbook.ValidationError prints as "field: message"; the sentinels
 	// only repeat at the end what the sentence says.
@@ -48,20 +55,4 @@ func describe(err error) string {
 		}
 	}
 	return err.Error()
-}
-
-// describeProblem is describe for a problem document of the API, whose
-// detail is the service's sentence.
-func describeProblem(p *client.Problem) string {
-	switch {
-	case p.Status == http.StatusConflict && p.Title == "Session ended":
-		return msgEnded
-	case p.Status == http.StatusConflict && p.Title == "Claimed by another session":
-		return p.Detail + claimHint
-	case p.Status == http.StatusUnauthorized:
-		return p.Detail + "; give logbook mcp a token of the server (LOGBOOK_TOKEN)"
-	case p.Detail != "":
-		return p.Detail
-	}
-	return msgFailed + ": the server answered " + strconv.Itoa(p.Status) + " " + p.Title
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/logbookhq/logbook/internal/client"
 	"github.com/logbookhq/logbook/internal/httpapi"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/testdb"
 )
@@ -77,17 +78,17 @@ func connect(t *testing.T, server *sdk.Server) *sdk.ClientSession {
 	return cs
 }
 
-// inProcess is an agent using the tools in process (serviceLedger), as the
-// actor of token.
+// inProcess is an agent using the tools in process (the service itself),
+// as the actor of token.
 func (w *world) inProcess(t *testing.T, token string) *sdk.ClientSession {
 	t.Helper()
 	caller, err := w.svc.Authenticate(context.Background(), token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return connect(t, newServer(func(*sdk.CallToolRequest) (Ledger, error) {
-		return serviceLedger{svc: w.svc, caller: caller, log: quiet}, nil
-	}, quiet))
+	return connect(t, newServer(func(*sdk.CallToolRequest) (ledger.Ledger, error) {
+		return w.svc.For(caller), nil
+	}, true, quiet))
 }
 
 // overStdio is an agent talking to ServeStdio over a pair of pipes, as
@@ -98,7 +99,7 @@ func (w *world) overStdio(t *testing.T, token string) *sdk.ClientSession {
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- ServeStdio(ctx, NewHTTPLedger(client.New(w.url, token)), toServer, fromServer, quiet) }()
+	go func() { done <- ServeStdio(ctx, client.New(w.url, token).Ledger(), toServer, fromServer, quiet) }()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(ctx, &sdk.IOTransport{Reader: toClient, Writer: fromClient}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -590,10 +591,10 @@ func TestStdioCannotReachServer(t *testing.T) {
 }
 
 // brokenLedger panics on every call: its Ledger is nil.
-type brokenLedger struct{ Ledger }
+type brokenLedger struct{ ledger.Ledger }
 
 func TestPanicIsAToolError(t *testing.T) {
-	cs := connect(t, newServer(func(*sdk.CallToolRequest) (Ledger, error) { return brokenLedger{}, nil }, quiet))
+	cs := connect(t, newServer(func(*sdk.CallToolRequest) (ledger.Ledger, error) { return brokenLedger{}, nil }, true, quiet))
 	for range 2 { // and the server still answers
 		if got := fails(t, cs, "classify_command", map[string]any{"command": "ls"}); got != errInternal.Error() {
 			t.Errorf("a panicking call answered %q, want %q", got, errInternal)

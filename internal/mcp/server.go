@@ -11,12 +11,17 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/logbookhq/logbook/internal/ledger"
 )
 
 // toolset is logbook's tools on one server.
 type toolset struct {
-	// ledgerFor gives the Ledger a tool call acts on.
-	ledgerFor func(*sdk.CallToolRequest) (Ledger, error)
+	// ledgerFor gives the ledger a tool call acts on.
+	ledgerFor func(*sdk.CallToolRequest) (ledger.Ledger, error)
+	// inProcess says ledgerFor gives the service itself, whose errors
+	// other than the domain's are hidden from agents (see hideInternal).
+	inProcess bool
 	log       *slog.Logger
 	// required lists each tool's required arguments with their
 	// descriptions, for requireArguments.
@@ -26,12 +31,12 @@ type toolset struct {
 type argument struct{ name, description string }
 
 // newServer returns an MCP server with logbook's tools, acting on the
-// Ledger ledgerFor gives for each call.
-func newServer(ledgerFor func(*sdk.CallToolRequest) (Ledger, error), log *slog.Logger) *sdk.Server {
+// ledger ledgerFor gives for each call (the service itself when inProcess).
+func newServer(ledgerFor func(*sdk.CallToolRequest) (ledger.Ledger, error), inProcess bool, log *slog.Logger) *sdk.Server {
 	log = orDiscard(log)
 	s := sdk.NewServer(&sdk.Implementation{Name: "logbook", Title: "logbook"},
 		&sdk.ServerOptions{Instructions: instructions, Logger: log})
-	ts := &toolset{ledgerFor: ledgerFor, log: log, required: map[string][]argument{}}
+	ts := &toolset{ledgerFor: ledgerFor, inProcess: inProcess, log: log, required: map[string][]argument{}}
 	ts.register(s)
 	s.AddReceivingMiddleware(ts.requireArguments)
 	return s
@@ -40,7 +45,7 @@ func newServer(ledgerFor func(*sdk.CallToolRequest) (Ledger, error), log *slog.L
 // add adds a tool whose input schema is derived from In (a field without
 // omitempty is required; its jsonschema tag describes it) and whose
 // answer is run's result as JSON.
-func add[In, Out any](s *sdk.Server, ts *toolset, tool *sdk.Tool, run func(context.Context, Ledger, In) (Out, error)) {
+func add[In, Out any](s *sdk.Server, ts *toolset, tool *sdk.Tool, run func(context.Context, ledger.Ledger, In) (Out, error)) {
 	schema, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[ref](): {Types: []string{"integer", "string"}},
 	}})
@@ -54,10 +59,10 @@ func add[In, Out any](s *sdk.Server, ts *toolset, tool *sdk.Tool, run func(conte
 	sdk.AddTool(s, tool, handle(ts, tool.Name, run))
 }
 
-// handle runs a tool call on its Ledger. Any error becomes a tool error
+// handle runs a tool call on its ledger. Any error becomes a tool error
 // whose text says what to fix (see describe); a panic is logged and
 // becomes a tool error too, so a bad call never takes the server down.
-func handle[In, Out any](ts *toolset, name string, run func(context.Context, Ledger, In) (Out, error)) sdk.ToolHandlerFor[In, any] {
+func handle[In, Out any](ts *toolset, name string, run func(context.Context, ledger.Ledger, In) (Out, error)) sdk.ToolHandlerFor[In, any] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, in In) (_ *sdk.CallToolResult, out any, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -65,11 +70,14 @@ func handle[In, Out any](ts *toolset, name string, run func(context.Context, Led
 				out, err = nil, errInternal
 			}
 		}()
-		ledger, err := ts.ledgerFor(req)
+		l, err := ts.ledgerFor(req)
 		if err != nil {
 			return nil, nil, err
 		}
-		result, err := run(ctx, ledger, in)
+		result, err := run(ctx, l, in)
+		if err != nil && ts.inProcess {
+			err = ts.hideInternal(ctx, name, err)
+		}
 		if err != nil {
 			return nil, nil, errors.New(describe(err))
 		}

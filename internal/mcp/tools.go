@@ -11,7 +11,7 @@ import (
 
 	"github.com/logbookhq/logbook/internal/classify"
 	"github.com/logbookhq/logbook/internal/logbook"
-	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/ledger"
 )
 
 // instructions tell an agent, when it connects, how the tools fit together.
@@ -127,10 +127,10 @@ type startInput struct {
 	Subject          string `json:"subject,omitempty" jsonschema:"what the session works on when it is not an issue or pull: a path, a host, a ticket"`
 }
 
-func startSession(ctx context.Context, l Ledger, in startInput) (logbook.Session, error) {
+func startSession(ctx context.Context, l ledger.Ledger, in startInput) (logbook.Session, error) {
 	// Blank fields are dropped by StartSession, so a repeated start with
 	// fewer fields keeps what an earlier one said.
-	return l.StartSession(ctx, service.StartParams{
+	sess, _, err := l.StartSession(ctx, ledger.StartParams{
 		Project: in.Project, Harness: in.Harness, HarnessSessionID: in.HarnessSessionID, ParentID: in.ParentID,
 		Fields: logbook.SessionFields{
 			Title: &in.Title, Goal: &in.Goal, Task: &in.Task, Prompt: &in.Prompt, Model: &in.Model,
@@ -138,6 +138,7 @@ func startSession(ctx context.Context, l Ledger, in startInput) (logbook.Session
 			Branch: &in.Branch, HeadCommit: &in.HeadCommit, Subject: &in.Subject,
 		},
 	})
+	return sess, err
 }
 
 type goalInput struct {
@@ -145,7 +146,7 @@ type goalInput struct {
 	Goal      string `json:"goal" jsonschema:"what the session is trying to do, in a sentence"`
 }
 
-func setGoal(ctx context.Context, l Ledger, in goalInput) (service.GoalResult, error) {
+func setGoal(ctx context.Context, l ledger.Ledger, in goalInput) (ledger.GoalResult, error) {
 	return l.SetGoal(ctx, in.SessionID, in.Goal)
 }
 
@@ -172,15 +173,15 @@ type touchInput struct {
 	Value string `json:"value" jsonschema:"the file path, or the command line"`
 }
 
-func record(ctx context.Context, l Ledger, in recordInput) (service.AppendResult, error) {
-	batch := service.Batch{Entries: make([]logbook.Entry, len(in.Entries)), Touched: make([]logbook.Touch, len(in.Touched))}
+func record(ctx context.Context, l ledger.Ledger, in recordInput) (ledger.AppendResult, error) {
+	batch := ledger.Batch{Entries: make([]logbook.Entry, len(in.Entries)), Touched: make([]logbook.Touch, len(in.Touched))}
 	for i, e := range in.Entries {
 		batch.Entries[i] = logbook.Entry{Kind: e.Kind, Role: e.Role, Text: e.Text, Tool: e.Tool, ToolCallID: e.ToolCallID,
 			Commit: e.Commit, Key: e.Key, Usage: e.Usage}
 		if e.Payload != nil {
 			raw, err := json.Marshal(e.Payload) // it was decoded from JSON: it encodes again
 			if err != nil {
-				return service.AppendResult{}, logbook.Invalid(fmt.Sprintf("entries[%d].payload", i), "%v", err)
+				return ledger.AppendResult{}, logbook.Invalid(fmt.Sprintf("entries[%d].payload", i), "%v", err)
 			}
 			batch.Entries[i].Payload = raw
 		}
@@ -209,16 +210,16 @@ type planAnswer struct {
 	Plan []logbook.PlanStep `json:"plan"`
 }
 
-func plan(ctx context.Context, l Ledger, in planInput) (planAnswer, error) {
+func plan(ctx context.Context, l ledger.Ledger, in planInput) (planAnswer, error) {
 	var steps []logbook.PlanStep
 	var err error
 	switch {
 	case in.Steps != nil && in.Step != 0:
 		return planAnswer{}, logbook.Invalid("step", "give steps to replace the plan, or step and status to change one step, not both")
 	case in.Steps != nil:
-		input := make([]service.StepInput, len(in.Steps))
+		input := make([]ledger.StepInput, len(in.Steps))
 		for i, s := range in.Steps {
-			input[i] = service.StepInput{Text: s.Text, Status: logbook.StepStatus(s.Status)}
+			input[i] = ledger.StepInput{Text: s.Text, Status: logbook.StepStatus(s.Status)}
 		}
 		steps, err = l.SetPlan(ctx, in.SessionID, input)
 	case in.Step > 0:
@@ -236,7 +237,7 @@ type classifyInput struct {
 	Project string `json:"project,omitempty" jsonschema:"the project whose policy decides; leave out for your token's project"`
 }
 
-func classifyCommand(ctx context.Context, l Ledger, in classifyInput) (classify.Verdict, error) {
+func classifyCommand(ctx context.Context, l ledger.Ledger, in classifyInput) (classify.Verdict, error) {
 	return l.Classify(ctx, in.Project, in.Command)
 }
 
@@ -246,15 +247,16 @@ type claimInput struct {
 	TTLMinutes int    `json:"ttl_minutes,omitempty" jsonschema:"how long the claim lasts without a write to the session, in minutes: 1 to 1440, default 30"`
 }
 
-func claim(ctx context.Context, l Ledger, in claimInput) (logbook.Claim, error) {
-	return l.Claim(ctx, service.ClaimParams{SessionID: in.SessionID, Subject: in.Subject, TTLMinutes: in.TTLMinutes})
+func claim(ctx context.Context, l ledger.Ledger, in claimInput) (logbook.Claim, error) {
+	claim, _, err := l.Claim(ctx, ledger.ClaimParams{SessionID: in.SessionID, Subject: in.Subject, TTLMinutes: in.TTLMinutes})
+	return claim, err
 }
 
 type releaseInput struct {
 	ClaimID string `json:"claim_id" jsonschema:"the id of the claim, as claim returned it"`
 }
 
-func release(ctx context.Context, l Ledger, in releaseInput) (logbook.Claim, error) {
+func release(ctx context.Context, l ledger.Ledger, in releaseInput) (logbook.Claim, error) {
 	return l.Release(ctx, in.ClaimID)
 }
 
@@ -265,8 +267,8 @@ type completeInput struct {
 	Blocker   string `json:"blocker,omitempty" jsonschema:"why you stopped, for partial or failed: approval_timeout, user_abandoned, classifier_overreach, model_refusal, tool_error, rate_limited, context_exhausted or unknown; derived when left out"`
 }
 
-func completeTask(ctx context.Context, l Ledger, in completeInput) (logbook.Session, error) {
-	return l.EndSession(ctx, in.SessionID, service.EndParams{
+func completeTask(ctx context.Context, l ledger.Ledger, in completeInput) (logbook.Session, error) {
+	return l.EndSession(ctx, in.SessionID, ledger.EndParams{
 		Outcome: logbook.Outcome(in.Outcome), Result: in.Result, Blocker: logbook.Blocker(in.Blocker)})
 }
 
@@ -286,28 +288,28 @@ type listInput struct {
 	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 }
 
-func listSessions(ctx context.Context, l Ledger, in listInput) (service.SessionPage, error) {
+func listSessions(ctx context.Context, l ledger.Ledger, in listInput) (ledger.SessionPage, error) {
 	if in.Limit < 0 {
-		return service.SessionPage{}, logbook.Invalid("limit", "give a limit from 1 to %d", logbook.MaxPageSize)
+		return ledger.SessionPage{}, logbook.Invalid("limit", "give a limit from 1 to %d", logbook.MaxPageSize)
 	}
-	p := service.ListParams{Project: in.Project, Limit: in.Limit, Cursor: in.Cursor}
+	p := ledger.ListParams{Project: in.Project, Limit: in.Limit, Cursor: in.Cursor}
 	f := &p.Filter
 	f.Harness, f.Agent, f.Query = in.Harness, in.Agent, in.Query
 	f.Issue, f.Pull = string(in.Issue), string(in.Pull)
 	f.Path = logbook.NormalizeSubject(in.Path)
 	if f.State = logbook.State(in.State); f.State != "" && !f.State.Valid() {
-		return service.SessionPage{}, logbook.Invalid("state", "%q is not a state; use active, idle or ended", in.State)
+		return ledger.SessionPage{}, logbook.Invalid("state", "%q is not a state; use active, idle or ended", in.State)
 	}
 	if f.Outcome = logbook.Outcome(in.Outcome); f.Outcome != "" && !f.Outcome.Valid() {
-		return service.SessionPage{}, logbook.Invalid("outcome", "%q is not an outcome; use success, partial or failed", in.Outcome)
+		return ledger.SessionPage{}, logbook.Invalid("outcome", "%q is not an outcome; use success, partial or failed", in.Outcome)
 	}
 	if f.Blocker = logbook.Blocker(in.Blocker); f.Blocker != "" && !f.Blocker.Valid() {
-		return service.SessionPage{}, logbook.Invalid("blocker", "%q is not a blocker; use one of %v", in.Blocker, logbook.Blockers)
+		return ledger.SessionPage{}, logbook.Invalid("blocker", "%q is not a blocker; use one of %v", in.Blocker, logbook.Blockers)
 	}
 	if in.Since != "" {
 		var ok bool
 		if f.Since, ok = logbook.ParseTime(in.Since, time.Now()); !ok {
-			return service.SessionPage{}, logbook.Invalid("since", "%q is not a time; %s", in.Since, logbook.TimeHint)
+			return ledger.SessionPage{}, logbook.Invalid("since", "%q is not a time; %s", in.Since, logbook.TimeHint)
 		}
 	}
 	return l.ListSessions(ctx, p)
@@ -318,9 +320,9 @@ type getInput struct {
 	AfterSeq  int64  `json:"after_seq,omitempty" jsonschema:"read the entries after this number: 0 (the default) from the start, next_after_seq to read on"`
 }
 
-func getSession(ctx context.Context, l Ledger, in getInput) (service.SessionView, error) {
+func getSession(ctx context.Context, l ledger.Ledger, in getInput) (ledger.SessionView, error) {
 	if in.AfterSeq < 0 {
-		return service.SessionView{}, logbook.Invalid("after_seq", "give 0 to read from the start, or next_after_seq to read on")
+		return ledger.SessionView{}, logbook.Invalid("after_seq", "give 0 to read from the start, or next_after_seq to read on")
 	}
-	return l.GetSession(ctx, in.SessionID, in.AfterSeq)
+	return l.GetSession(ctx, in.SessionID, ledger.GetParams{AfterSeq: in.AfterSeq})
 }

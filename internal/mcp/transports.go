@@ -9,21 +9,18 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
 
-// Options tune Handler. Zero values take the defaults.
-type Options struct {
-	// PriorWindow is how far back set_goal looks for earlier attempts
-	// (default 24 hours); give it the value the HTTP API has.
-	PriorWindow time.Duration
-}
+// Options tune Handler. Zero values take the defaults; there are none to
+// tune today (the service holds how far back set_goal looks).
+type Options struct{}
 
 // Handler serves the MCP tools over streamable HTTP, for logbook serve to
 // mount at /mcp. It takes the same bearer tokens as /v1: a request without
@@ -34,13 +31,13 @@ type Options struct {
 // replica may answer any request.
 func Handler(svc *service.Service, log *slog.Logger, opts Options) http.Handler {
 	log = orDiscard(log)
-	server := newServer(func(req *sdk.CallToolRequest) (Ledger, error) {
+	server := newServer(func(req *sdk.CallToolRequest) (ledger.Ledger, error) {
 		caller, ok := callerOf(req)
 		if !ok {
 			return nil, errors.New("this call came without a bearer token; send Authorization: Bearer TOKEN")
 		}
-		return serviceLedger{svc: svc, caller: caller, priorWindow: opts.PriorWindow, log: log}, nil
-	}, log)
+		return svc.For(caller), nil
+	}, true, log)
 	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server },
 		&sdk.StreamableHTTPOptions{Stateless: true, Logger: log, MaxRequestBodyBytes: logbook.MaxRequestLen})
 	// auth.RequireBearerToken is how the SDK hands a token's identity to
@@ -50,11 +47,11 @@ func Handler(svc *service.Service, log *slog.Logger, opts Options) http.Handler 
 	return authenticate(svc, log, withCaller(streamable))
 }
 
-// ServeStdio serves the MCP tools on ledger over a newline-delimited
-// JSON-RPC stream (a harness's pipes to logbook mcp) until the client
-// closes it or ctx ends.
-func ServeStdio(ctx context.Context, ledger Ledger, in io.Reader, out io.Writer, log *slog.Logger) error {
-	server := newServer(func(*sdk.CallToolRequest) (Ledger, error) { return ledger, nil }, log)
+// ServeStdio serves the MCP tools on l over a newline-delimited JSON-RPC
+// stream (a harness's pipes to logbook mcp) until the client closes it or
+// ctx ends. l is usually a server's, through the typed client.
+func ServeStdio(ctx context.Context, l ledger.Ledger, in io.Reader, out io.Writer, log *slog.Logger) error {
+	server := newServer(func(*sdk.CallToolRequest) (ledger.Ledger, error) { return l, nil }, false, log)
 	return server.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
 }
 

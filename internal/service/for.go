@@ -32,7 +32,7 @@ func (l callerLedger) UpdateSession(ctx context.Context, id string, f logbook.Se
 }
 
 func (l callerLedger) SetGoal(ctx context.Context, id, goal string) (ledger.GoalResult, error) {
-	return l.s.SetGoal(ctx, l.c, id, goal, 0)
+	return l.s.SetGoal(ctx, l.c, id, goal)
 }
 
 func (l callerLedger) AppendEntries(ctx context.Context, id string, b ledger.Batch) (ledger.AppendResult, error) {

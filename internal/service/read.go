@@ -150,7 +150,7 @@ const DefaultPriorWindow = 24 * time.Hour
 // similar goal or the same issue, pull or subject, newest first, so the
 // agent picks up the thread instead of rediscovering it. Similarity is
 // logbook.GoalSimilarity.
-func (s *Service) SetGoal(ctx context.Context, c Caller, id, goal string, window time.Duration) (GoalResult, error) {
+func (s *Service) SetGoal(ctx context.Context, c Caller, id, goal string) (GoalResult, error) {
 	if logbook.Clip(goal, logbook.MaxLongText) == "" {
 		return GoalResult{}, logbook.Invalid("goal", "say what the session is trying to do")
 	}
@@ -158,11 +158,8 @@ func (s *Service) SetGoal(ctx context.Context, c Caller, id, goal string, window
 	if err != nil {
 		return GoalResult{}, err
 	}
-	if window <= 0 {
-		window = DefaultPriorWindow
-	}
 	candidates, err := s.store.SessionListPrior(ctx, store.SessionListPriorParams{
-		Project: sess.Project, Since: s.now().Add(-window), ExcludeID: sess.ID, Limit: 1000})
+		Project: sess.Project, Since: s.now().Add(-s.prior), ExcludeID: sess.ID, Limit: 1000})
 	if err != nil {
 		return GoalResult{}, err
 	}

@@ -24,6 +24,9 @@ type Options struct {
 	// IdleWindow is how long an active session goes unseen before it reads
 	// idle (default 10 minutes).
 	IdleWindow time.Duration
+	// PriorWindow is how far back setting a goal looks for the project's
+	// earlier partial and failed attempts (default DefaultPriorWindow).
+	PriorWindow time.Duration
 	// SessionTimeout is how long an active session goes unseen before the
 	// sweeper ends it as timed_out (default 2 hours).
 	SessionTimeout time.Duration
@@ -62,6 +65,7 @@ const (
 type Service struct {
 	store   store.Store
 	idle    time.Duration
+	prior   time.Duration // Options.PriorWindow
 	timeout time.Duration
 	nowFunc func() time.Time
 	log     *slog.Logger
@@ -75,7 +79,7 @@ type Service struct {
 
 // New returns a Service on st.
 func New(st store.Store, opts Options) *Service {
-	s := &Service{store: st, idle: opts.IdleWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
+	s := &Service{store: st, idle: opts.IdleWindow, prior: opts.PriorWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
 		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, limits: newLimiter(opts),
 		counted: opts.Committed}
 	if s.idle <= 0 {
@@ -83,6 +87,9 @@ func New(st store.Store, opts Options) *Service {
 	}
 	if s.timeout <= 0 {
 		s.timeout = DefaultSessionTimeout
+	}
+	if s.prior <= 0 {
+		s.prior = DefaultPriorWindow
 	}
 	if s.nowFunc == nil {
 		s.nowFunc = time.Now
