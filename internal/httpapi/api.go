@@ -18,8 +18,8 @@ import (
 
 // handler serves the API.
 type handler struct {
-	svc         *service.Service
-	log         *slog.Logger
+	svc *service.Service
+	log *slog.Logger
 }
 
 // Options tune the API. Zero values take the defaults. The per-token

@@ -10,8 +10,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/logbookhq/logbook/internal/classify"
-	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/ledger"
+	"github.com/logbookhq/logbook/internal/logbook"
 )
 
 // instructions tell an agent, when it connects, how the tools fit together.

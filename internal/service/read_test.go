@@ -232,7 +232,7 @@ func testGoalMemory(t *testing.T, b *bundle) {
 
 	b.clock.Add(time.Hour)
 	now := b.start(t, b.alice, service.StartParams{Fields: logbook.SessionFields{Issue: str("99")}})
-	res, err := b.svc.SetGoal(b.ctx, b.alice, now.ID, "upgrade postgres cluster to version 16", 0)
+	res, err := b.svc.SetGoal(b.ctx, b.alice, now.ID, "upgrade postgres cluster to version 16")
 	must(t, err)
 	if res.Session.Goal != "upgrade postgres cluster to version 16" || res.Session.Title != res.Session.Goal {
 		t.Errorf("session after SetGoal: %+v", res.Session)
@@ -249,12 +249,12 @@ func testGoalMemory(t *testing.T, b *bundle) {
 		t.Errorf("prior details: %+v", res.Prior)
 	}
 	b.clock.Add(48 * time.Hour)
-	later, err := b.svc.SetGoal(b.ctx, b.alice, now.ID, "upgrade postgres cluster to version 16", 0)
+	later, err := b.svc.SetGoal(b.ctx, b.alice, now.ID, "upgrade postgres cluster to version 16")
 	must(t, err)
 	if len(later.Prior) != 0 {
 		t.Errorf("two days later the 24 h window still shows %d prior sessions", len(later.Prior))
 	}
-	if _, err := b.svc.SetGoal(b.ctx, b.alice, now.ID, " ", 0); !errors.Is(err, logbook.ErrInvalid) {
+	if _, err := b.svc.SetGoal(b.ctx, b.alice, now.ID, " "); !errors.Is(err, logbook.ErrInvalid) {
 		t.Errorf("a blank goal: %v", err)
 	}
 }
