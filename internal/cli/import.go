@@ -12,6 +12,8 @@ import (
 
 	"github.com/logbookhq/logbook/internal/client"
 	"github.com/logbookhq/logbook/internal/importer"
+	"github.com/logbookhq/logbook/internal/ledger"
+	"github.com/logbookhq/logbook/internal/service"
 )
 
 // Import is `logbook import claude|codex [flags] [PATH…]`: it reads
@@ -66,7 +68,7 @@ Flags:
 	}
 
 	opts := importer.Options{Format: format, Project: *srv.project, LiveWindow: *live}
-	var sink importer.Sink
+	var sink ledger.Ledger
 	if *db != "" {
 		svc, st, err := openService(ctx, env, *db)
 		if err != nil {
@@ -74,7 +76,7 @@ Flags:
 			return 1
 		}
 		defer st.Close()
-		sink = importer.NewServiceSink(svc)
+		sink = svc.For(service.Caller{Actor: importer.ImportActor, Admin: true})
 		opts.ProjectFromCwd = true
 	} else {
 		c := srv.client()
@@ -83,7 +85,7 @@ Flags:
 			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 			return 1
 		}
-		sink = &importer.ClientSink{Client: c}
+		sink = c.Ledger()
 		opts.ProjectFromCwd = !hasProject
 	}
 

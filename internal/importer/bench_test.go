@@ -20,6 +20,7 @@ import (
 	"github.com/logbookhq/logbook/internal/client"
 	"github.com/logbookhq/logbook/internal/httpapi"
 	"github.com/logbookhq/logbook/internal/importer"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/service"
 )
 
@@ -69,14 +70,14 @@ func writeTranscripts(tb testing.TB, dir string, files, perFile int) int64 {
 //
 //	go test ./internal/importer -run '^$' -bench Import -benchtime 1x
 func BenchmarkImport(b *testing.B) {
-	benchmarkImport(b, func(svc *service.Service) importer.Sink { return importer.NewServiceSink(svc) })
+	benchmarkImport(b, func(svc *service.Service) ledger.Ledger { return importAs(svc) })
 }
 
 // BenchmarkImportServer is the same through a server on the same
 // database, as `logbook import claude` with a token does, the server's
 // default per-token rate limit included.
 func BenchmarkImportServer(b *testing.B) {
-	benchmarkImport(b, func(svc *service.Service) importer.Sink {
+	benchmarkImport(b, func(svc *service.Service) ledger.Ledger {
 		mux := http.NewServeMux()
 		httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.Options{})
 		server := httptest.NewServer(mux)
@@ -85,11 +86,11 @@ func BenchmarkImportServer(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return &importer.ClientSink{Client: client.New(server.URL, token)}
+		return client.New(server.URL, token).Ledger()
 	})
 }
 
-func benchmarkImport(b *testing.B, sinkOn func(*service.Service) importer.Sink) {
+func benchmarkImport(b *testing.B, sinkOn func(*service.Service) ledger.Ledger) {
 	mb := 50
 	if v, err := strconv.Atoi(os.Getenv("LOGBOOK_IMPORT_BENCH_MB")); err == nil && v > 0 {
 		mb = v
@@ -163,7 +164,7 @@ func TestMemoryStaysFlat(t *testing.T) {
 	peakFor := func(size int) uint64 {
 		dir := t.TempDir()
 		writeTranscripts(t, dir, 1, size)
-		im, err := importer.New(importer.NewServiceSink(newService(t)), importer.Options{Format: importer.Claude, Project: "p"})
+		im, err := importer.New(importAs(newService(t)), importer.Options{Format: importer.Claude, Project: "p"})
 		if err != nil {
 			t.Fatal(err)
 		}

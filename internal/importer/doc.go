@@ -4,8 +4,10 @@
 //
 // An Importer walks the paths it is given (files, or folders searched for
 // *.jsonl), streams each file through package transcript's parser and writes
-// what comes out through a Sink: ServiceSink straight into a database,
-// ClientSink to a logbook server over HTTP. Nothing but ids and the current
+// what comes out into a ledger (package ledger): the service straight into
+// a database, or a logbook server through the typed client, which paces
+// itself under the server's rate limit and halves a batch the server finds
+// too large. Nothing but ids and the current
 // batch is held in memory, so memory stays flat whatever the size of a file
 // or of the whole import.
 //

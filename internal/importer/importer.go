@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
-	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/transcript"
 )
 
@@ -32,7 +32,7 @@ const FallbackProject = "imported"
 
 // DefaultLiveWindow is how recent a transcript's last line must be for its
 // session to be left open (the server's default session timeout).
-const DefaultLiveWindow = service.DefaultSessionTimeout
+const DefaultLiveWindow = logbook.DefaultSessionTimeout
 
 // maxBatchBytes bounds the estimated size of one batch, well under the
 // server's 8 MiB request limit.
@@ -93,10 +93,10 @@ type Progress struct {
 
 type parseFunc func(r io.Reader, fileName string, emit func(transcript.Record) error) (transcript.Stats, error)
 
-// Importer imports transcripts through a Sink. It is not safe for
-// concurrent use.
+// Importer imports transcripts into a ledger: the service in process, or
+// a server through the typed client. It is not safe for concurrent use.
 type Importer struct {
-	sink  Sink
+	sink  ledger.Ledger
 	opts  Options
 	parse parseFunc
 
@@ -113,8 +113,9 @@ type Importer struct {
 
 type known struct{ id, project string }
 
-// New returns an Importer writing to sink.
-func New(sink Sink, opts Options) (*Importer, error) {
+// New returns an Importer writing to sink. An import into a database
+// directly acts as ImportActor (see ImportCaller).
+func New(sink ledger.Ledger, opts Options) (*Importer, error) {
 	im := &Importer{sink: sink, opts: opts, known: make(map[string]known)}
 	switch opts.Format {
 	case Claude:
@@ -359,7 +360,7 @@ func (r *fileRun) start(s *session, harness string) error {
 			return err
 		}
 	}
-	sess, created, err := r.im.sink.Start(r.ctx, service.StartParams{
+	sess, created, err := r.im.sink.StartSession(r.ctx, ledger.StartParams{
 		Project: s.project, Harness: harness, HarnessSessionID: s.hid, ParentID: parentID, Fields: s.meta.fields()})
 	if err != nil {
 		return fmt.Errorf("starting session %s: %w", s.hid, err)
@@ -463,7 +464,7 @@ func (r *fileRun) flush(s *session) error {
 	if len(s.pending) == 0 && len(s.touched) == 0 {
 		return nil
 	}
-	res, err := r.im.sink.Append(r.ctx, s.id, service.Batch{Entries: s.pending, Touched: s.touched})
+	res, err := r.im.sink.AppendEntries(r.ctx, s.id, ledger.Batch{Entries: s.pending, Touched: s.touched})
 	switch {
 	case errors.Is(err, logbook.ErrEnded):
 		// A subagent ended since it was started: it takes nothing more.
@@ -505,7 +506,7 @@ func (r *fileRun) finish() error {
 		if s.placeholder || s.meta == s.sent {
 			continue
 		}
-		if _, _, err := r.im.sink.Start(r.ctx, service.StartParams{
+		if _, _, err := r.im.sink.StartSession(r.ctx, ledger.StartParams{
 			Project: s.project, Harness: s.harness, HarnessSessionID: s.hid, Fields: s.meta.fields()}); err != nil {
 			return fmt.Errorf("updating session %s: %w", s.hid, err)
 		}
@@ -531,7 +532,7 @@ func (r *fileRun) finish() error {
 				}
 				continue
 			}
-			if err := r.im.sink.End(r.ctx, s.id, service.EndParams{Outcome: logbook.OutcomeSuccess, Reason: EndReason}); err != nil {
+			if _, err := r.im.sink.EndSession(r.ctx, s.id, ledger.EndParams{Outcome: logbook.OutcomeSuccess, Reason: EndReason}); err != nil {
 				return fmt.Errorf("ending session %s: %w", s.hid, err)
 			}
 			if !s.placeholder {

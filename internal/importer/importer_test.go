@@ -16,6 +16,7 @@ import (
 	"github.com/logbookhq/logbook/internal/client"
 	"github.com/logbookhq/logbook/internal/httpapi"
 	"github.com/logbookhq/logbook/internal/importer"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/testdb"
@@ -124,7 +125,7 @@ func newService(t testing.TB) *service.Service {
 	return service.New(testdb.SQLite(t), service.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
-func run(t *testing.T, sink importer.Sink, opts importer.Options, paths ...string) importer.Counts {
+func run(t *testing.T, sink ledger.Ledger, opts importer.Options, paths ...string) importer.Counts {
 	t.Helper()
 	opts.Warn = func(err error) { t.Errorf("warning: %v", err) }
 	im, err := importer.New(sink, opts)
@@ -153,7 +154,7 @@ func TestClaudeFixturesIntoDatabase(t *testing.T) {
 	svc := newService(t)
 	opts := importer.Options{Format: importer.Claude, Project: "fixtures", Now: longAgo}
 
-	first := run(t, importer.NewServiceSink(svc), opts, dir)
+	first := run(t, importAs(svc), opts, dir)
 	want := importer.Counts{Files: 5, Bytes: first.Bytes, Sessions: 5, Subagents: 3, New: 8, Ended: 8,
 		Entries: 109, Recorded: 109, Skipped: 7, Ignored: first.Ignored}
 	if first != want {
@@ -199,7 +200,7 @@ func TestClaudeFixturesIntoDatabase(t *testing.T) {
 	}
 
 	// The same files again add nothing.
-	second := run(t, importer.NewServiceSink(svc), opts, dir)
+	second := run(t, importAs(svc), opts, dir)
 	// The top-level sessions are reopened and ended again; the subagents,
 	// ended for good, are left alone.
 	want.New, want.Recorded, want.Duplicates, want.Ended = 0, 0, 109, 5
@@ -221,7 +222,7 @@ func TestCodexFixturesIntoDatabase(t *testing.T) {
 	opts := importer.Options{Format: importer.Codex, Project: "fixtures", Now: longAgo}
 	want := stored{Sessions: 1, Entries: 9, Prompts: 1, Messages: 2, ToolCalls: 3, Results: 3}
 	for i, recorded := range []int{9, 0} {
-		counts := run(t, importer.NewServiceSink(svc), opts, dir)
+		counts := run(t, importAs(svc), opts, dir)
 		if counts.Sessions != 1 || counts.Recorded != recorded || counts.Duplicates != 9-recorded || counts.Ignored != 3 || counts.Skipped != 0 {
 			t.Errorf("import %d: %+v", i+1, counts)
 		}
@@ -251,7 +252,7 @@ func TestGrownTranscriptIsToppedUp(t *testing.T) {
 	}
 	svc := newService(t)
 	opts := importer.Options{Format: importer.Claude, Project: "p", Now: longAgo}
-	first := run(t, importer.NewServiceSink(svc), opts, path)
+	first := run(t, importAs(svc), opts, path)
 	if first.Recorded == 0 || first.Recorded >= 29 {
 		t.Fatalf("the first half recorded %d entries, want some of the 29", first.Recorded)
 	}
@@ -260,7 +261,7 @@ func TestGrownTranscriptIsToppedUp(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	second := run(t, importer.NewServiceSink(svc), opts, path)
+	second := run(t, importAs(svc), opts, path)
 	if second.New != 0 || second.Recorded != 29-first.Recorded || second.Duplicates != first.Recorded {
 		t.Errorf("top-up: %+v, want %d recorded and %d duplicates", second, 29-first.Recorded, first.Recorded)
 	}
@@ -282,7 +283,7 @@ func TestRecentSessionStaysOpen(t *testing.T) {
 	copyFile(t, filepath.Join(fixturesDir(t), "claude-code", "ccviewer_"+name), path)
 	svc := newService(t)
 	justAfter := func() time.Time { return time.Date(2025, 9, 3, 1, 30, 0, 0, time.UTC) } // 42 min after its last line
-	counts := run(t, importer.NewServiceSink(svc), importer.Options{Format: importer.Claude, Project: "p", Now: justAfter}, path)
+	counts := run(t, importAs(svc), importer.Options{Format: importer.Claude, Project: "p", Now: justAfter}, path)
 	if counts.Open != 1 || counts.Ended != 0 {
 		t.Errorf("counts: %+v, want 1 open and none ended", counts)
 	}
@@ -297,7 +298,7 @@ func TestRecentSessionStaysOpen(t *testing.T) {
 // skipped and counted.
 func TestOwnTranscript(t *testing.T) {
 	svc := newService(t)
-	counts := run(t, importer.NewServiceSink(svc), importer.Options{Format: importer.Claude, ProjectFromCwd: true, Now: longAgo},
+	counts := run(t, importAs(svc), importer.Options{Format: importer.Claude, ProjectFromCwd: true, Now: longAgo},
 		filepath.Join("testdata", "claude"))
 	if counts.Sessions != 1 || counts.Recorded != 7 || counts.Skipped != 1 {
 		t.Errorf("counts: %+v, want 1 session, 7 entries, 1 skipped line", counts)
@@ -341,7 +342,7 @@ func TestClaudeFixturesThroughServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := &importer.ClientSink{Client: client.New(server.URL, token)}
+	sink := client.New(server.URL, token).Ledger()
 	opts := importer.Options{Format: importer.Claude, Now: longAgo} // the token's project
 
 	for i, recorded := range []int{109, 0} {
@@ -359,6 +360,12 @@ func TestClaudeFixturesThroughServer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// importAs is the ledger `logbook import --db` writes to: the service, as
+// importer.ImportActor with the admin's rights.
+func importAs(svc *service.Service) ledger.Ledger {
+	return svc.For(service.Caller{Actor: importer.ImportActor, Admin: true})
 }
 
 func TestSummary(t *testing.T) {

@@ -10,6 +10,10 @@ import (
 type Status string
 
 // Stored statuses.
+// DefaultSessionTimeout is how long an active session goes unseen before
+// the sweeper ends it as timed_out, unless the server is told otherwise.
+const DefaultSessionTimeout = 2 * time.Hour
+
 const (
 	StatusActive Status = "active"
 	StatusEnded  Status = "ended"

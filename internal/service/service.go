@@ -58,7 +58,7 @@ type Options struct {
 // Defaults for Options.
 const (
 	DefaultIdleWindow     = 10 * time.Minute
-	DefaultSessionTimeout = 2 * time.Hour
+	DefaultSessionTimeout = logbook.DefaultSessionTimeout
 )
 
 // Service runs logbook's use cases on a store. It is safe for concurrent use.
