@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/ledger"
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/transcript"
 )
 
