@@ -91,6 +91,7 @@ Environment:
   LOGBOOK_ADDR          address to listen on (default 127.0.0.1:7474)
   LOGBOOK_DB            database: a SQLite file path or a postgres:// URL
   LOGBOOK_ADMIN_TOKEN   the admin token to create on first start
+  LOGBOOK_PUBLIC_URL    the https:// address browsers reach the server at, behind a proxy
   LOGBOOK_URL           the server client commands talk to (default http://127.0.0.1:7474)
   LOGBOOK_TOKEN         the bearer token client commands send
   LOGBOOK_PROJECT       the project client commands ask about

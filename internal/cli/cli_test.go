@@ -104,6 +104,50 @@ func TestTokenCreateAndAdminFromEnv(t *testing.T) {
 	}
 }
 
+// TestServePublicURL: logbook serve behind a TLS-terminating proxy, told
+// its public address by LOGBOOK_PUBLIC_URL, says so and gives the web UI's
+// cookies the Secure flag though it speaks plain HTTP; an address it
+// cannot use is refused at start, saying what to give.
+func TestServePublicURL(t *testing.T) {
+	for _, bad := range []string{"logbook.example.com", "ftp://logbook.example.com", "https://logbook.example.com/logbook", "https://"} {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(context.Background(), env(&stdout, &stderr, nil), []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "l.db"), "--public-url", bad})
+		if code != 2 || !strings.Contains(stderr.String(), "https://logbook.example.com") {
+			t.Errorf("--public-url %q: exit %d, %q; want 2 and an example", bad, code, stderr.String())
+		}
+	}
+
+	out, outW := io.Pipe()
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	vars := map[string]string{"LOGBOOK_PUBLIC_URL": "https://logbook.example.com"}
+	go func() {
+		done <- cli.Run(ctx, env(outW, &stderr, vars), []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "l.db")})
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(out)
+	lines.Scan()
+	url := strings.TrimSuffix(strings.Fields(strings.SplitAfter(lines.Text(), "listening on ")[1])[0], ",")
+	lines.Scan()
+	if lines.Text() != "browsers reach it at https://logbook.example.com" {
+		t.Errorf("second line %q does not name the public address", lines.Text())
+	}
+	go io.Copy(io.Discard, out)
+	res, err := http.Get(url + "/sign-in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if cookies := res.Cookies(); len(cookies) != 1 || !cookies[0].Secure {
+		t.Errorf("the sign-in page's cookies behind the public URL: %v, want one, Secure", cookies)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exited %d; stderr: %s", code, stderr.String())
+	}
+}
+
 // TestUsageHidesTheToken: every command's usage message, asked for or
 // shown after a wrong flag, says -token defaults to LOGBOOK_TOKEN and never
 // shows the token itself.

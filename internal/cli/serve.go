@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -35,6 +36,7 @@ func serve(ctx context.Context, env Env, args []string) int {
 	rate := fs.Float64("rate-limit", service.DefaultRateLimit, "requests a second one token may make on average, on the API, /mcp, /v1/traces and the web UI together (negative: no limit)")
 	burst := fs.Int("rate-burst", service.DefaultRateBurst, "requests one token may make at once after a quiet spell")
 	streams := fs.Int("max-streams", service.DefaultMaxStreams, "event streams one token may hold open at once (/v1/events and /ui/events together)")
+	publicURL := fs.String("public-url", "", "the https:// address browsers reach the server at, behind a TLS-terminating proxy: the web UI's cookies are then Secure (env LOGBOOK_PUBLIC_URL)")
 	authCache := fs.Duration("auth-cache", 2*time.Second, "how long a token's lookup is remembered (a revoked token works at most this long after, and its event streams end within it; 0: look up every request)")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
@@ -52,14 +54,17 @@ Flags:
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
-	if *addr == "" {
-		*addr = env.Getenv("LOGBOOK_ADDR")
-	}
-	if *addr == "" {
-		*addr = "127.0.0.1:7474"
-	}
+	*addr = listenAddr(env, *addr)
 	dbValue := dbFlagValue(env, *db)
 	log := logger(env.Stderr)
+	if *publicURL == "" {
+		*publicURL = env.Getenv("LOGBOOK_PUBLIC_URL")
+	}
+	public, err := parsePublicURL(*publicURL)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+		return 2
+	}
 
 	st, err := env.OpenStore(ctx, dbValue)
 	if err != nil {
@@ -76,7 +81,7 @@ Flags:
 	httpapi.New(mux, svc, log, httpapi.Options{})
 	mux.Handle("POST /v1/traces", otlp.Handler(svc, log))
 	mux.Handle("/mcp", mcp.Handler(svc, log, mcp.Options{}))
-	web.New(mux, svc, log)
+	web.New(mux, svc, log, web.Options{PublicURL: public})
 	mux.Handle("GET /metrics", counted.Handler())
 	listener, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -85,6 +90,9 @@ Flags:
 	}
 	server := &http.Server{Handler: counted.Wrap(mux), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(env.Stdout, "logbook listening on http://%s, database %s\n", listener.Addr(), describeDB(dbValue))
+	if public != nil {
+		fmt.Fprintf(env.Stdout, "browsers reach it at %s\n", public)
+	}
 	if err := announceAdminToken(ctx, env, svc, dbValue); err != nil {
 		listener.Close()
 		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
@@ -113,6 +121,37 @@ Flags:
 	}
 	fmt.Fprintln(env.Stdout, "logbook stopped")
 	return 0
+}
+
+// listenAddr is where serve listens: the flag, else LOGBOOK_ADDR, else
+// loopback port 7474, never another interface unless told: the server
+// speaks plain HTTP and belongs behind a TLS-terminating proxy.
+func listenAddr(env Env, flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	if v := env.Getenv("LOGBOOK_ADDR"); v != "" {
+		return v
+	}
+	return "127.0.0.1:7474"
+}
+
+// parsePublicURL reads --public-url: empty, or an absolute http(s) URL
+// of a host, with no path (logbook serves from the root), query or
+// fragment.
+func parsePublicURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("--public-url %q is not an address browsers use: give one like https://logbook.example.com", raw)
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, fmt.Errorf("--public-url %q: give the scheme and host only (logbook serves from the root of its address), like https://logbook.example.com", raw)
+	}
+	u.Path = ""
+	return u, nil
 }
 
 // announceAdminToken makes the admin token on first start and, when it

@@ -52,7 +52,7 @@ func TestRevokedTokenStreamsEnd(t *testing.T) {
 		run(t, svc)
 		mux := http.NewServeMux()
 		httpapi.New(mux, svc, quiet, httpapi.Options{})
-		web.New(mux, svc, quiet)
+		web.New(mux, svc, quiet, web.Options{})
 		srv := httptest.NewServer(mux)
 		t.Cleanup(srv.Close)
 		c := &client{t: t, url: srv.URL}

@@ -43,15 +43,24 @@ func validCSRF(r *http.Request, secret string) bool {
 }
 
 // setCookie sets an HttpOnly, SameSite=Strict cookie for the whole UI,
-// Secure when the request came over TLS. A zero age deletes it.
-func setCookie(w http.ResponseWriter, r *http.Request, name, value string, age time.Duration) {
-	c := &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil}
+// Secure when browsers reach the server over TLS (see secure). A zero age
+// deletes it.
+func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, name, value string, age time.Duration) {
+	c := &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: h.secure(r)}
 	if age > 0 {
 		c.MaxAge = int(age / time.Second)
 	} else {
 		c.MaxAge = -1
 	}
 	http.SetCookie(w, c)
+}
+
+// secure reports whether browsers reach the server over TLS: the request
+// came over TLS, or Options.PublicURL is https (a TLS-terminating proxy in
+// front). A request's own X-Forwarded-Proto is not believed: any client
+// can send one.
+func (h *handler) secure(r *http.Request) bool {
+	return r.TLS != nil || (h.publicURL != nil && h.publicURL.Scheme == "https")
 }
 
 // cookieValue returns the named cookie's value, or "".
@@ -80,7 +89,7 @@ func (h *handler) signedIn(fn func(http.ResponseWriter, *http.Request, viewer)) 
 		c, err := h.svc.Admit(r.Context(), token) // the rate limit the API shares
 		if errors.Is(err, logbook.ErrUnauthorized) {
 			if token != "" {
-				setCookie(w, r, tokenCookie, "", 0) // revoked or unknown: forget it
+				h.setCookie(w, r, tokenCookie, "", 0) // revoked or unknown: forget it
 			}
 			if isFragment(r) {
 				http.Error(w, "sign in first", http.StatusUnauthorized)

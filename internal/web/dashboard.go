@@ -48,7 +48,7 @@ func (h *handler) showDashboard(w http.ResponseWriter, r *http.Request, v viewer
 		return
 	}
 	ctx := r.Context()
-	data := dashboardPage{Days: chartDays, Setup: newSetupHelp(r, v.Project)}
+	data := dashboardPage{Days: chartDays, Setup: h.newSetupHelp(r, v.Project)}
 	active, err := h.svc.ListSessions(ctx, v.Caller, service.ListParams{Project: v.Project,
 		Filter: logbook.SessionFilter{State: logbook.StateActive}, Limit: activeShown})
 	if err != nil {

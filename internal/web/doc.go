@@ -16,7 +16,8 @@
 //
 // The token a person pastes is kept as it is in the logbook_token cookie
 // (HttpOnly, so scripts cannot read it; SameSite=Strict; Path=/; Secure when
-// the request came over TLS). There is no server-side session table, so
+// the request came over TLS or Options.PublicURL is https, as behind a
+// TLS-terminating proxy). There is no server-side session table, so
 // replicas need no shared state and revoking the token signs the browser
 // out everywhere. Signing out expires the cookie.
 //

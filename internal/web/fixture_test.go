@@ -50,6 +50,12 @@ type bundle struct {
 // sessions in project demo.
 func setup(t testing.TB, seeded bool) *bundle {
 	t.Helper()
+	return setupWith(t, seeded, web.Options{})
+}
+
+// setupWith is setup with the UI's options.
+func setupWith(t testing.TB, seeded bool, opts web.Options) *bundle {
+	t.Helper()
 	b := &bundle{ctx: context.Background(), sessions: map[string]logbook.Session{}}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	b.svc = service.New(testdb.SQLite(t), service.Options{Logger: quiet,
@@ -69,7 +75,7 @@ func setup(t testing.TB, seeded bool) *bundle {
 	t.Cleanup(func() { cancel(); <-running })
 	mux := http.NewServeMux()
 	httpapi.New(mux, b.svc, quiet, httpapi.Options{})
-	web.New(mux, b.svc, quiet)
+	web.New(mux, b.svc, quiet, opts)
 	b.srv = httptest.NewServer(mux)
 	t.Cleanup(b.srv.Close)
 	if seeded {

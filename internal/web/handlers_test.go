@@ -14,6 +14,7 @@ import (
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/web"
 )
 
 // expectHeaders checks the security headers every UI response carries.
@@ -144,6 +145,43 @@ func TestSignInAndOut(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCookiesBehindProxy: behind a TLS-terminating proxy, the server sees
+// plain HTTP; with --public-url https://… its cookies are Secure all the
+// same, and the setup help names the public address. Without it, a
+// request's own X-Forwarded-Proto does not make them Secure: any client
+// can send one.
+func TestCookiesBehindProxy(t *testing.T) {
+	t.Parallel()
+	public, _ := url.Parse("https://logbook.example.com")
+	b := setupWith(t, false, web.Options{PublicURL: public})
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }} // no jar: it would keep Secure cookies off plain HTTP
+
+	page := b.get(t, c, "/sign-in", 200)
+	nonce := page.cookie("logbook_signin")
+	if nonce == nil || !nonce.Secure {
+		t.Fatalf("sign-in cookie behind an https public URL: %+v, want Secure", nonce)
+	}
+	req, _ := http.NewRequest("POST", b.srv.URL+"/sign-in", strings.NewReader(url.Values{"csrf": {csrfOf(t, page.body)}, "token": {b.aliceToken}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(nonce) // as a browser on https sends it
+	r := b.do(t, c, req)
+	token := r.cookie("logbook_token")
+	if r.status != http.StatusSeeOther || token == nil || token.Value != b.aliceToken || !token.Secure || !token.HttpOnly {
+		t.Fatalf("signing in behind an https public URL: %d, token cookie %+v, want Secure", r.status, token)
+	}
+	req, _ = http.NewRequest("GET", b.srv.URL+"/", nil)
+	req.AddCookie(token)
+	dash := b.do(t, c, req)
+	expectHas(t, dash.body, "https://logbook.example.com/mcp")
+
+	plain := setup(t, false)
+	req, _ = http.NewRequest("GET", plain.srv.URL+"/sign-in", nil)
+	req.Header.Set("X-Forwarded-Proto", "https")
+	if nonce := plain.do(t, c, req).cookie("logbook_signin"); nonce == nil || nonce.Secure {
+		t.Errorf("without a public URL, X-Forwarded-Proto made the cookie %+v", nonce)
+	}
 }
 
 func TestSessionsList(t *testing.T) {

@@ -60,7 +60,7 @@ func (h *handler) listSessions(w http.ResponseWriter, r *http.Request, v viewer)
 		Filters: readFilters(q), States: choices("", "any state", "active", "idle", "ended"),
 		Outcomes: choices("", "any outcome", "success", "partial", "failed"), Blockers: blockerChoices(),
 		Since: sinceChoices, Sorts: []choice{{"", "last seen"}, {"started", "started"}, {"duration", "duration"}},
-		Setup: newSetupHelp(r, v.Project),
+		Setup: h.newSetupHelp(r, v.Project),
 	}
 	f := data.Filters
 	data.Filtered = f != (listFilters{})

@@ -33,7 +33,7 @@ func (h *handler) showSignIn(w http.ResponseWriter, r *http.Request) {
 // logbook_signin cookie.
 func (h *handler) renderSignIn(w http.ResponseWriter, r *http.Request, status int, next, problem string) {
 	nonce := randomValue()
-	setCookie(w, r, signInCookie, nonce, time.Hour)
+	h.setCookie(w, r, signInCookie, nonce, time.Hour)
 	h.render(w, r, status, "sign_in", page{Title: "Sign in", Data: signInPage{Next: next, CSRF: csrfToken(nonce), Error: problem}})
 }
 
@@ -52,8 +52,8 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		h.renderSignIn(w, r, http.StatusUnauthorized, next, "This token is not known or was revoked. Paste a token made by 'logbook token create'.")
 		return
 	}
-	setCookie(w, r, signInCookie, "", 0)
-	setCookie(w, r, tokenCookie, token, tokenCookieAge)
+	h.setCookie(w, r, signInCookie, "", 0)
+	h.setCookie(w, r, tokenCookie, token, tokenCookieAge)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
@@ -64,6 +64,6 @@ func (h *handler) signOut(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This form expired; reload the page and sign out again.", http.StatusForbidden)
 		return
 	}
-	setCookie(w, r, tokenCookie, "", 0)
+	h.setCookie(w, r, tokenCookie, "", 0)
 	http.Redirect(w, r, "/sign-in", http.StatusSeeOther)
 }

@@ -38,21 +38,34 @@ var securityHeaders = map[string]string{
 
 // handler serves the UI.
 type handler struct {
-	svc    *service.Service
-	log    *slog.Logger
-	views  map[string]*template.Template
-	assets *assets
+	svc       *service.Service
+	log       *slog.Logger
+	views     map[string]*template.Template
+	assets    *assets
+	publicURL *url.URL // Options.PublicURL
+}
+
+// Options tune the UI. Zero values take the defaults.
+type Options struct {
+	// PublicURL is the address browsers reach the server at, when it is
+	// not the one they send requests to: behind a TLS-terminating reverse
+	// proxy, https://logbook.example.com while the server speaks plain HTTP
+	// on loopback. When its scheme is https the UI's cookies are Secure
+	// (browsers send them over TLS only) on every response, as they are on
+	// a request that itself came over TLS; the setup help names it as the
+	// server's address. Nil: what each request says.
+	PublicURL *url.URL
 }
 
 // New registers the UI's routes on mux: the pages, /ui/events and /static/.
 // It parses every template once and panics if one is wrong, which the
 // package's tests catch.
-func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger) {
+func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Options) {
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err)
 	}
-	h := &handler{svc: svc, log: log, assets: newAssets(static)}
+	h := &handler{svc: svc, log: log, assets: newAssets(static), publicURL: opts.PublicURL}
 	h.views = mustParseViews(h.funcs())
 
 	page := func(pattern string, fn http.HandlerFunc) { mux.Handle(pattern, secured(fn)) }
