@@ -3,15 +3,14 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"path/filepath"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/classify"
-	"github.com/logbookhq/logbook/internal/client"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -28,8 +27,8 @@ type Decision struct {
 	Class   classify.Class    `json:"class,omitempty"`
 	Reasons []classify.Reason `json:"reasons,omitempty"`
 	// For an edit of a claimed path: the path and the claim that holds it.
-	Path  string `json:"path,omitempty"`
-	Claim *Claim `json:"claim,omitempty"`
+	Path  string         `json:"path,omitempty"`
+	Claim *logbook.Claim `json:"claim,omitempty"`
 }
 
 // Answer is Claude Code's PreToolUse hook output.
@@ -160,14 +159,12 @@ func (h *Hook) policy(ctx context.Context, spool *Spool, project string) classif
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.PolicyDeadline)
 	defer cancel()
-	var got struct {
-		Policy json.RawMessage `json:"policy"`
-	}
-	_, err := h.api.Do(ctx, http.MethodGet, "/v1/projects/"+url.PathEscape(project)+"/policy", nil, &got)
+	got, err := h.api.Ledger().Policy(ctx, project)
 	switch {
 	case err == nil:
-		cached = policyCache{Policy: got.Policy, Until: now.Add(h.cfg.PolicyTTL)}
-	case client.IsStatus(err, http.StatusNotFound):
+		raw, _ := json.Marshal(got)
+		cached = policyCache{Policy: raw, Until: now.Add(h.cfg.PolicyTTL)}
+	case errors.Is(err, logbook.ErrNotFound):
 		cached = policyCache{Until: now.Add(h.cfg.PolicyTTL)}
 	default:
 		h.report("cannot fetch the policy of project %q (%v); using the last known one", project, err)
@@ -191,16 +188,6 @@ func (h *Hook) parsePolicy(raw json.RawMessage) classify.Policy {
 	return p
 }
 
-// Claim is an active claim as GET /v1/claims lists it.
-type Claim struct {
-	ID        string    `json:"id"`
-	SessionID string    `json:"session_id"`
-	Actor     string    `json:"actor"`
-	Subject   string    `json:"subject"`
-	Title     string    `json:"title"`
-	ExpiresAt time.Time `json:"expires_at"`
-}
-
 // guard denies an edit of a path that a session other than this one (or
 // its subagent) has claimed. When it cannot tell, because the server does
 // not answer in time, it gives no answer and says so on stderr: the guard
@@ -219,18 +206,12 @@ func (h *Hook) guard(ctx context.Context, spool *Spool, p Payload, m claudeMappe
 		subjects = append(subjects, abs)
 	}
 	for _, subject := range subjects {
-		q := url.Values{"subject": {subject}}
-		if m.project != "" {
-			q.Set("project", m.project)
-		}
-		var got struct {
-			Claims []Claim `json:"claims"`
-		}
-		if _, err := h.api.Do(ctx, http.MethodGet, "/v1/claims?"+q.Encode(), nil, &got); err != nil {
+		claims, err := h.api.Ledger().Claims(ctx, ledger.ClaimsParams{Project: m.project, Subject: subject})
+		if err != nil {
 			h.report("claims guard skipped: cannot list the claims on %s (%v)", subject, err)
 			return nil
 		}
-		for _, c := range got.Claims {
+		for _, c := range claims {
 			if own[c.SessionID] {
 				continue
 			}
@@ -269,7 +250,7 @@ func (h *Hook) ownSessions(ctx context.Context, spool *Spool, p Payload, m claud
 		}
 		if id == "" {
 			if s == nil {
-				s = newSender(h.api, spool)
+				s = newSender(h.api.Ledger(), spool)
 			}
 			var err error
 			if id, err = s.resolve(ctx, spec); err != nil {

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/client"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -20,13 +20,13 @@ const maxBatchBytes = 2 << 20
 // each session it started during one run, so a run of records for one
 // session costs one start and one append.
 type sender struct {
-	api   *client.Client
+	l     ledger.Ledger
 	spool *Spool
 	ids   map[string]string // SessionSpec JSON → logbook session id
 }
 
-func newSender(api *client.Client, spool *Spool) *sender {
-	return &sender{api: api, spool: spool, ids: map[string]string{}}
+func newSender(l ledger.Ledger, spool *Spool) *sender {
+	return &sender{l: l, spool: spool, ids: map[string]string{}}
 }
 
 // deliver is a DeliverFunc. Consecutive records of one session go as one
@@ -88,37 +88,24 @@ func (s *sender) send(ctx context.Context, recs []Record) error {
 	if err != nil {
 		return err
 	}
-	var body struct {
-		Entries []logbook.Entry `json:"entries"`
-		Touched []Touch         `json:"touched,omitempty"`
-	}
+	var batch ledger.Batch
 	for _, r := range recs {
-		body.Entries = append(body.Entries, r.Entries...)
-		body.Touched = append(body.Touched, r.Touched...)
+		batch.Entries = append(batch.Entries, r.Entries...)
+		for _, t := range r.Touched {
+			batch.Touched = append(batch.Touched, logbook.Touch{Kind: t.Kind, Value: t.Value})
+		}
 	}
-	if len(body.Entries) > 0 {
-		if _, err := s.api.Do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/entries", body, nil); err != nil {
+	if len(batch.Entries) > 0 {
+		if _, err := s.l.AppendEntries(ctx, id, batch); err != nil {
 			return err
 		}
 	}
 	if end := recs[len(recs)-1].End; end != nil {
-		if _, err := s.api.Do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/end", end, nil); err != nil {
+		if _, err := s.l.EndSession(ctx, id, *end); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// startRequest is the body of POST /v1/sessions.
-type startRequest struct {
-	Project          string `json:"project,omitempty"`
-	Harness          string `json:"harness"`
-	HarnessSessionID string `json:"harness_session_id"`
-	ParentID         string `json:"parent_id,omitempty"`
-	Model            string `json:"model,omitempty"`
-	AgentType        string `json:"agent_type,omitempty"`
-	Branch           string `json:"branch,omitempty"`
-	HeadCommit       string `json:"head_commit,omitempty"`
 }
 
 // resolve starts the session spec names (its parent first), once per run,
@@ -130,10 +117,14 @@ func (s *sender) resolve(ctx context.Context, spec SessionSpec) (string, error) 
 	if id, ok := s.ids[string(raw)]; ok {
 		return id, nil
 	}
-	req := startRequest{
-		Project: spec.Project, Harness: spec.Harness, HarnessSessionID: spec.HarnessSessionID,
-		Model: spec.Model, AgentType: spec.AgentType, Branch: spec.Branch, HeadCommit: spec.HeadCommit,
+	set := func(v string) *string {
+		if v == "" {
+			return nil // not given: the session keeps what it has
+		}
+		return &v
 	}
+	req := ledger.StartParams{Project: spec.Project, Harness: spec.Harness, HarnessSessionID: spec.HarnessSessionID,
+		Fields: logbook.SessionFields{Model: set(spec.Model), AgentType: set(spec.AgentType), Branch: set(spec.Branch), HeadCommit: set(spec.HeadCommit)}}
 	if spec.Parent != nil {
 		parentID, err := s.resolve(ctx, *spec.Parent)
 		if err != nil {
@@ -141,10 +132,8 @@ func (s *sender) resolve(ctx context.Context, spec SessionSpec) (string, error) 
 		}
 		req.ParentID = parentID
 	}
-	var sess struct {
-		ID string `json:"id"`
-	}
-	if _, err := s.api.Do(ctx, http.MethodPost, "/v1/sessions", req, &sess); err != nil {
+	sess, _, err := s.l.StartSession(ctx, req)
+	if err != nil {
 		return "", err
 	}
 	if sess.ID == "" {

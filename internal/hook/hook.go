@@ -60,7 +60,7 @@ func (h *Hook) save(ctx context.Context, spool *Spool, recs []Record) {
 		}
 		h.report("%v; sending the records directly", err)
 	}
-	done, rejected, err := newSender(h.api, nil).deliver(ctx, recs)
+	done, rejected, err := newSender(h.api.Ledger(), nil).deliver(ctx, recs)
 	for _, r := range rejected {
 		h.report("the server refused a %s record: %s", r.Record.Event, r.Error)
 	}
@@ -74,7 +74,7 @@ func (h *Hook) deliver(ctx context.Context, spool *Spool) DrainReport {
 	if spool == nil {
 		return DrainReport{}
 	}
-	rep, err := spool.Drain(ctx, newSender(h.api, spool).deliver)
+	rep, err := spool.Drain(ctx, newSender(h.api.Ledger(), spool).deliver)
 	if err != nil {
 		h.report("%v", err)
 	}
@@ -101,7 +101,7 @@ func (h *Hook) Flush(ctx context.Context) (DrainReport, error) {
 	}
 	api := *h.api
 	api.HTTP = &http.Client{} // ctx bounds it
-	rep, err := spool.Drain(ctx, newSender(&api, spool).deliver)
+	rep, err := spool.Drain(ctx, newSender(api.Ledger(), spool).deliver)
 	return rep, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -62,13 +63,8 @@ type Touch struct {
 	Value string `json:"value"`
 }
 
-// End is the body of POST /v1/sessions/{id}/end.
-type End struct {
-	Outcome logbook.Outcome `json:"outcome"`
-	Result  string          `json:"result,omitempty"`
-	Blocker logbook.Blocker `json:"blocker,omitempty"`
-	Reason  string          `json:"reason,omitempty"`
-}
+// End is how a record ends its session, as the API takes it.
+type End = ledger.EndParams
 
 // newRecordID returns a random id for a record.
 func newRecordID() string {
