@@ -89,6 +89,16 @@ func TestWhoWritesWhat(t *testing.T) {
 			}
 		})
 
+		t.Run("AdminIsNoProjectActor", func(t *testing.T) {
+			// A project actor named admin would own the admin token's
+			// sessions (and the admin its): no such token is made.
+			_, err := svc.CreateToken(ctx, admin, "p", "admin")
+			var invalid *logbook.ValidationError
+			if !errors.As(err, &invalid) || invalid.Field != "actor" {
+				t.Errorf("a token for actor admin in a project: %v, want a validation error on actor", err)
+			}
+		})
+
 		t.Run("SessionOfAnotherProject", func(t *testing.T) {
 			sess, _, err := svc.StartSession(ctx, alice, service.StartParams{Project: "p", Harness: "h"})
 			must(t, err)

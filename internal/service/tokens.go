@@ -16,6 +16,10 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
+// adminActor is the actor the admin token stands for. No token of a
+// project is made for it.
+const adminActor = "admin"
+
 // tokenPrefix starts every token logbook makes, so a leaked one is easy to
 // recognise (and to redact).
 const tokenPrefix = "lbk_"
@@ -171,7 +175,7 @@ func (s *Service) EnsureAdminToken(ctx context.Context, fixed string) (string, e
 		} else if !errors.Is(err, logbook.ErrNotFound) {
 			return "", err
 		}
-		err := s.store.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(fixed), Actor: "admin", Admin: true, CreatedAt: now})
+		err := s.store.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(fixed), Actor: adminActor, Admin: true, CreatedAt: now})
 		if errors.Is(err, logbook.ErrConflict) { // another replica stored it first
 			return "", nil
 		}
@@ -182,7 +186,7 @@ func (s *Service) EnsureAdminToken(ctx context.Context, fixed string) (string, e
 		return "", err
 	}
 	value := newTokenValue()
-	if err := s.store.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(value), Actor: "admin", Admin: true, CreatedAt: now}); err != nil {
+	if err := s.store.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(value), Actor: adminActor, Admin: true, CreatedAt: now}); err != nil {
 		return "", err
 	}
 	return value, nil
@@ -216,6 +220,11 @@ func (s *Service) MakeToken(ctx context.Context, c Caller, project, actor string
 	}
 	if actor == "" {
 		return "", logbook.Token{}, logbook.Invalid("actor", "name the actor (a person or service account) the token is for")
+	}
+	if actor == adminActor {
+		// Owning a session is having its actor's name: a project's "admin"
+		// would own the admin token's sessions, and the admin its.
+		return "", logbook.Token{}, logbook.Invalid("actor", "%q is the admin token's actor; name the person or service account the token is for", adminActor)
 	}
 	value := newTokenValue()
 	now := s.now()
