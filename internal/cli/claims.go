@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/url"
 	"text/tabwriter"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -26,20 +26,17 @@ func claims(ctx context.Context, env Env, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
-	q := url.Values{"project": {*srv.project}, "subject": {*subject}, "session_id": {*session}}
-	var res struct {
-		Claims []logbook.Claim `json:"claims"`
-	}
-	if done, code := fetch(ctx, env, srv.client(), "/v1/claims?"+q.Encode(), *asJSON, &res); done {
+	claims, err := srv.ledger().Claims(ctx, ledger.ClaimsParams{Project: *srv.project, Subject: *subject, SessionID: *session})
+	if done, code := answered(env, ledger.ClaimsAnswer{Claims: claims}, err, *asJSON); done {
 		return code
 	}
-	if len(res.Claims) == 0 {
+	if len(claims) == 0 {
 		fmt.Fprintln(env.Stdout, "no active claims")
 		return 0
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SUBJECT\tACTOR\tSESSION\tEXPIRES IN\tTITLE")
-	for _, c := range res.Claims {
+	for _, c := range claims {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Subject, c.Actor, c.SessionID, time.Until(c.ExpiresAt).Round(time.Second), logbook.Clip(c.Title, 50))
 	}
 	tw.Flush()

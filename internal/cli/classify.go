@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"strings"
 
@@ -116,18 +114,12 @@ func Classify(ctx context.Context, env Env, args []string) int {
 		source = *policyFile
 	case *project != "":
 		sf := serverFlags{server: server, token: token, project: project}
-		var got struct {
-			Policy classify.Policy `json:"policy"`
-		}
-		if _, err := sf.client().Do(ctx, http.MethodGet, "/v1/projects/"+url.PathEscape(*project)+"/policy", nil, &got); err != nil {
+		var err error
+		if policy, err = sf.ledger().Policy(ctx, *project); err != nil {
 			fmt.Fprintf(stderr, "logbook classify: fetching the policy of project %s: %v\n", *project, err)
 			return classifyExitError
 		}
-		if err := got.Policy.Validate(); err != nil {
-			fmt.Fprintf(stderr, "logbook classify: the policy of project %s: %v\n", *project, err)
-			return classifyExitError
-		}
-		policy, source = got.Policy, "project "+*project
+		source = "project " + *project
 	}
 
 	rest := fs.Args()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/logbookhq/logbook/internal/client"
 	"github.com/logbookhq/logbook/internal/importer"
 	"github.com/logbookhq/logbook/internal/ledger"
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
 
@@ -143,14 +143,14 @@ func defaultTranscripts(format importer.Format) (string, error) {
 func tokenHasProject(ctx context.Context, c *client.Client) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	_, err := c.Do(ctx, http.MethodGet, "/v1/sessions?limit=1", nil, nil)
-	var p *client.Problem
+	_, err := c.Ledger().ListSessions(ctx, ledger.ListParams{Limit: 1})
+	var invalid *logbook.ValidationError
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.As(err, &p) && p.Status == http.StatusBadRequest && p.Field == "project":
+	case errors.As(err, &invalid) && invalid.Field == "project":
 		return false, nil
-	case client.IsStatus(err, http.StatusUnauthorized):
+	case errors.Is(err, logbook.ErrUnauthorized):
 		return false, fmt.Errorf("%w (set LOGBOOK_TOKEN or --token; or import straight into a database with --db)", err)
 	}
 	return false, err

@@ -1,22 +1,19 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/client"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
-	"github.com/logbookhq/logbook/internal/service"
 )
 
 // serverFlags are the flags of every command that talks to a server.
@@ -47,6 +44,9 @@ type secretValue struct{ value string }
 
 func (v *secretValue) String() string     { return "" }
 func (v *secretValue) Set(s string) error { v.value = s; return nil }
+
+// ledger is the server's ledger, as the token's actor sees it.
+func (f serverFlags) ledger() ledger.Ledger { return f.client().Ledger() }
 
 func (f serverFlags) client() *client.Client {
 	server := *f.server
@@ -117,11 +117,14 @@ func sessionsList(ctx context.Context, env Env, args []string) int {
 	if *subagents {
 		q.Set("subagents", "true")
 	}
-	var page struct {
-		Sessions   []logbook.Session `json:"sessions"`
-		NextCursor string            `json:"next_cursor"`
+	// The flags are the API's query parameters, read as the server reads them.
+	params, err := ledger.ParseListParams(q, time.Now())
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: --%v\n", err)
+		return 2
 	}
-	if done, code := fetch(ctx, env, srv.client(), "/v1/sessions?"+q.Encode(), *asJSON, &page); done {
+	page, err := srv.ledger().ListSessions(ctx, params)
+	if done, code := answered(env, page, err, *asJSON); done {
 		return code
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
@@ -144,23 +147,21 @@ func dash(s string) string {
 	return s
 }
 
-// fetch GETs path for a client command. When asJSON, it prints the API's
-// answer as it came and the command is done; otherwise it decodes the
-// answer into out for the command to render. On an error it says so on
-// stderr and the command is done with code 1.
-func fetch(ctx context.Context, env Env, c *client.Client, path string, asJSON bool, out any) (done bool, code int) {
-	var raw json.RawMessage
-	if _, err := c.Do(ctx, http.MethodGet, path, nil, &raw); err != nil {
+// answered finishes a client command's call. On an error it says so on
+// stderr and the command is done with code 1; with asJSON it prints the
+// answer as the API's JSON and the command is done; otherwise the command
+// goes on to render it.
+func answered(env Env, answer any, err error, asJSON bool) (done bool, code int) {
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 		return true, 1
 	}
 	if asJSON {
-		fmt.Fprintln(env.Stdout, string(raw))
+		if err := json.NewEncoder(env.Stdout).Encode(answer); err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return true, 1
+		}
 		return true, 0
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		fmt.Fprintf(env.Stderr, "logbook: the server's answer cannot be read: %v\n", err)
-		return true, 1
 	}
 	return false, 0
 }
@@ -182,14 +183,13 @@ func sessionsShow(ctx context.Context, env Env, args []string) int {
 		fs.Usage()
 		return 2
 	}
-	c := srv.client()
+	l := srv.ledger()
 	id := fs.Arg(0)
-	var view service.SessionView
+	var view ledger.SessionView
 	var after int64
 	for first := true; ; first = false {
-		var page service.SessionView
-		path := fmt.Sprintf("/v1/sessions/%s?after_seq=%d&all=%t", url.PathEscape(id), after, *all)
-		if done, code := fetch(ctx, env, c, path, *asJSON && first, &page); done {
+		page, err := l.GetSession(ctx, id, ledger.GetParams{AfterSeq: after, All: *all})
+		if done, code := answered(env, page, err, *asJSON && first); done {
 			return code
 		}
 		if first {
@@ -208,7 +208,7 @@ func sessionsShow(ctx context.Context, env Env, args []string) int {
 
 // printTranscript writes a session as a person reads it: a header, then
 // each entry on its own lines, tool calls with their results.
-func printTranscript(w io.Writer, v service.SessionView) {
+func printTranscript(w io.Writer, v ledger.SessionView) {
 	s := v.Session
 	fmt.Fprintf(w, "%s\n%s\n", s.Title, strings.Repeat("=", min(len([]rune(s.Title)), 80)))
 	fmt.Fprintf(w, "session %s · %s · %s by %s\n", s.ID, s.State, dash(s.Harness), s.Actor)
@@ -273,20 +273,22 @@ func sessionsStats(ctx context.Context, env Env, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
-	q := url.Values{"project": {*srv.project}, "by": {*by}, "since": {*since}}
-	var res struct {
-		Groups []logbook.StatsRow `json:"groups"`
+	params, err := ledger.ParseStatsParams(url.Values{"project": {*srv.project}, "by": {*by}, "since": {*since}}, time.Now())
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: --%v\n", err)
+		return 2
 	}
-	if done, code := fetch(ctx, env, srv.client(), "/v1/stats?"+q.Encode(), *asJSON, &res); done {
+	groups, err := srv.ledger().Stats(ctx, params)
+	if done, code := answered(env, ledger.StatsAnswer{By: *by, Groups: groups}, err, *asJSON); done {
 		return code
 	}
 	var most int64 = 1
-	for _, g := range res.Groups {
+	for _, g := range groups {
 		most = max(most, g.Sessions)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\tSESSIONS\t\tTOTAL TIME\tTOOL CALLS\tTOKENS IN/OUT\n", strings.ToUpper(*by))
-	for _, g := range res.Groups {
+	for _, g := range groups {
 		bar := strings.Repeat("█", int(g.Sessions*30/most))
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d/%d\n", dash(g.Key), g.Sessions, bar, time.Duration(g.DurationSeconds)*time.Second, g.ToolCalls, g.InputTokens, g.OutputTokens)
 	}
@@ -304,60 +306,22 @@ func sessionsTail(ctx context.Context, env Env, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
-	c := srv.client()
-	last := *after // 0: the server starts at its newest event (after=latest)
+	from := *after
+	if from == 0 {
+		from = ledger.FromNow
+	}
 	fmt.Fprintf(env.Stderr, "following %s (Ctrl-C to stop)\n", dash(*srv.project))
-	for ctx.Err() == nil {
-		err := streamEvents(ctx, c, *srv.project, &last, func(ev logbook.Event) {
-			fmt.Fprintln(env.Stdout, eventLine(ev))
-		})
-		if ctx.Err() != nil {
-			break
-		}
-		fmt.Fprintf(env.Stderr, "logbook: %v; reconnecting\n", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(2 * time.Second):
-		}
+	// Follow reconnects by itself after a break, resuming after the last
+	// event it saw; it returns when ctx ends or the server refuses.
+	err := srv.ledger().Follow(ctx, *srv.project, from, func(ev logbook.Event) error {
+		_, err := fmt.Fprintln(env.Stdout, eventLine(ev))
+		return err
+	})
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+		return 1
 	}
 	return 0
-}
-
-// streamEvents reads the SSE stream until it ends, calling fn for each
-// event and keeping last at the newest id seen.
-func streamEvents(ctx context.Context, c *client.Client, project string, last *int64, fn func(logbook.Event)) error {
-	path := c.BaseURL + "/v1/events?project=" + url.QueryEscape(project) + "&after=latest"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	if *last > 0 {
-		req.Header.Set("Last-Event-ID", strconv.FormatInt(*last, 10))
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("cannot reach %s: %w", c.BaseURL, err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(res.Body)
-		return fmt.Errorf("%s: %s", res.Status, strings.TrimSpace(string(body)))
-	}
-	lines := bufio.NewScanner(res.Body)
-	lines.Buffer(make([]byte, 64*1024), 4<<20)
-	for lines.Scan() {
-		data, ok := strings.CutPrefix(lines.Text(), "data: ")
-		if !ok {
-			continue
-		}
-		var ev logbook.Event
-		if json.Unmarshal([]byte(data), &ev) == nil {
-			*last = ev.ID
-			fn(ev)
-		}
-	}
-	return fmt.Errorf("the stream ended: %v", lines.Err())
 }
 
 // eventLine is one readable line for an event.

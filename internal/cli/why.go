@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/logbookhq/logbook/internal/client"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -59,21 +57,15 @@ Flags:
 		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 		return 1
 	}
-	c := srv.client()
-	var found struct {
-		Sessions []logbook.Session `json:"sessions"`
-	}
-	q := url.Values{}
-	if *srv.project != "" {
-		q.Set("project", *srv.project)
-	}
-	if _, err := c.Do(ctx, http.MethodGet, "/v1/commits/"+url.PathEscape(commit.SHA)+"/sessions?"+q.Encode(), nil, &found); err != nil {
+	l := srv.ledger()
+	found, err := l.SessionsByCommit(ctx, *srv.project, commit.SHA)
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 		return 1
 	}
 	report := whyReport{File: file, Line: line, Commit: commit, Sessions: []whySession{}}
-	for _, s := range found.Sessions {
-		ws, err := sessionBehind(ctx, c, s, commit.SHA, max(*limit, 1))
+	for _, s := range found {
+		ws, err := sessionBehind(ctx, l, s, commit.SHA, max(*limit, 1))
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 			return 1
@@ -214,17 +206,13 @@ func commitMatches(entryCommit, sha string) bool {
 // sessionBehind reads a session's entries page by page and keeps the last
 // limit ones worth showing, up to the last entry that records the commit
 // when there is one.
-func sessionBehind(ctx context.Context, c *client.Client, s logbook.Session, sha string, limit int) (whySession, error) {
+func sessionBehind(ctx context.Context, l ledger.Ledger, s logbook.Session, sha string, limit int) (whySession, error) {
 	ws := whySession{Session: s, Matched: "head_commit"}
 	var shown ring // the entries worth showing so far
 	var upTo *ring // shown as it was at the last entry recording the commit
 	for after := int64(0); ; {
-		var page struct {
-			Entries      []logbook.Entry `json:"entries"`
-			NextAfterSeq int64           `json:"next_after_seq"`
-		}
-		path := fmt.Sprintf("/v1/sessions/%s?after_seq=%d", url.PathEscape(s.ID), after)
-		if _, err := c.Do(ctx, http.MethodGet, path, nil, &page); err != nil {
+		page, err := l.GetSession(ctx, s.ID, ledger.GetParams{AfterSeq: after})
+		if err != nil {
 			return ws, fmt.Errorf("reading session %s: %w", s.ID, err)
 		}
 		for _, e := range page.Entries {
