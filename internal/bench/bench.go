@@ -13,13 +13,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/client"
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -200,17 +200,18 @@ type agent struct {
 	// database, whose claims may still be held when it was cut short.
 	run string
 	cfg Config
-	c   *conn // nil until the first request, and after a broken one
+	c   *conn         // nil until the first request, and after a broken one
+	l   ledger.Ledger // the typed client on c (see ledger)
 	rec *recorder
 	rng *rand.Rand
 }
 
-// call sends one request, records its latency under route, and reports
-// whether it succeeded. A request cut short by the end of the run is not
-// counted.
-func (a *agent) call(ctx context.Context, route, method, path string, body, out any) bool {
+// call makes one call of the ledger, records its latency under route,
+// and reports whether it succeeded. A call cut short by the end of the
+// run is not counted.
+func (a *agent) call(ctx context.Context, route string, fn func(ledger.Ledger) error) bool {
 	t := time.Now()
-	err := a.do(ctx, method, path, body, out)
+	err := fn(a.ledger())
 	if ended(ctx) {
 		return false
 	}
@@ -231,24 +232,33 @@ func ended(ctx context.Context) bool {
 	return ctx.Err() != nil || ok && !time.Now().Before(deadline)
 }
 
-// do sends one request on the agent's connection, dialing it first when
-// there is none. A connection that failed other than with an answer is
-// closed (what it would read next is unknown), as is one the server is
-// closing.
-func (a *agent) do(ctx context.Context, method, path string, body, out any) error {
+// ledger is the server's ledger as the typed client sees it, its requests
+// sent on the agent's own connection (see Do).
+func (a *agent) ledger() ledger.Ledger {
+	if a.l == nil {
+		a.l = (&client.Client{Requester: a}).Ledger()
+	}
+	return a.l
+}
+
+// Do sends one request on the agent's connection, dialing it first when
+// there is none: the typed client's Requester. A connection that failed
+// other than with an answer is closed (what it would read next is
+// unknown), as is one the server is closing.
+func (a *agent) Do(ctx context.Context, method, path string, body, out any) (int, error) {
 	if a.c == nil {
 		c, err := dial(a.cfg.Server, a.cfg.Token, nil)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		a.c = c
 	}
-	err := a.c.Do(ctx, method, path, body, out)
+	status, err := a.c.Do(ctx, method, path, body, out)
 	var p *client.Problem
 	if err != nil && !errors.As(err, &p) || a.c.closing {
 		a.hangUp()
 	}
-	return err
+	return status, err
 }
 
 func (a *agent) hangUp() {
@@ -258,68 +268,88 @@ func (a *agent) hangUp() {
 	}
 }
 
-type sessionRef struct {
-	ID string `json:"id"`
-}
-
-type claimRef struct {
-	ID string `json:"id"`
-}
-
 // session runs one realistic session: start, batches of entries with a
 // heartbeat now and then, a claim held for a while, sometimes a subagent,
 // then an end with an outcome.
 func (a *agent) session(ctx context.Context, n int) {
-	var s sessionRef
-	if !a.call(ctx, "start", http.MethodPost, "/v1/sessions", map[string]any{
-		"project": a.cfg.Project, "harness": "bench", "harness_session_id": fmt.Sprintf("agent-%d-%d-%d", a.id, n, a.rng.Uint32()),
-		"prompt": "Fix the failing test in pkg/api #" + fmt.Sprint(a.rng.IntN(500)), "model": "bench-model", "branch": "main"}, &s) {
+	var s logbook.Session
+	prompt := "Fix the failing test in pkg/api #" + fmt.Sprint(a.rng.IntN(500))
+	model, branch := "bench-model", "main"
+	if !a.call(ctx, "start", func(l ledger.Ledger) (err error) {
+		s, _, err = l.StartSession(ctx, ledger.StartParams{Project: a.cfg.Project, Harness: "bench",
+			HarnessSessionID: fmt.Sprintf("agent-%d-%d-%d", a.id, n, a.rng.Uint32()),
+			Fields:           logbook.SessionFields{Prompt: &prompt, Model: &model, Branch: &branch}})
+		return err
+	}) {
 		return
 	}
-	var claim claimRef
+	var claim logbook.Claim
 	path := fmt.Sprintf("src/%s/agent-%d/file-%d.go", a.run, a.id, a.rng.IntN(20))
-	a.call(ctx, "claim", http.MethodPost, "/v1/claims", map[string]any{"session_id": s.ID, "subject": path, "ttl_minutes": 10}, &claim)
+	a.call(ctx, "claim", func(l ledger.Ledger) (err error) {
+		claim, _, err = l.Claim(ctx, ledger.ClaimParams{SessionID: s.ID, Subject: path, TTLMinutes: 10})
+		return err
+	})
 	batches := 10 + a.rng.IntN(30)
 	for b := 0; b < batches && ctx.Err() == nil; b++ {
 		a.sendBatch(ctx, s.ID, b, path)
 		if b%10 == 9 {
-			a.call(ctx, "heartbeat", http.MethodPatch, "/v1/sessions/"+s.ID, map[string]any{"head_commit": fmt.Sprintf("%x", a.rng.Uint64())}, nil)
+			head := fmt.Sprintf("%x", a.rng.Uint64())
+			a.call(ctx, "heartbeat", func(l ledger.Ledger) error {
+				_, err := l.UpdateSession(ctx, s.ID, logbook.SessionFields{HeadCommit: &head})
+				return err
+			})
 		}
 		if b == batches/2 && a.rng.IntN(5) == 0 {
 			a.subagent(ctx, s.ID)
 		}
 	}
 	if claim.ID != "" {
-		a.call(ctx, "release", http.MethodDelete, "/v1/claims/"+claim.ID, nil, nil)
+		a.call(ctx, "release", func(l ledger.Ledger) error {
+			_, err := l.Release(ctx, claim.ID)
+			return err
+		})
 	}
-	outcome := []string{"success", "success", "success", "partial", "failed"}[a.rng.IntN(5)]
-	a.call(ctx, "end", http.MethodPost, "/v1/sessions/"+s.ID+"/end", map[string]any{"outcome": outcome, "result": "bench run"}, nil)
+	outcome := []logbook.Outcome{"success", "success", "success", "partial", "failed"}[a.rng.IntN(5)]
+	a.end(ctx, s.ID, ledger.EndParams{Outcome: outcome, Result: "bench run"})
 }
 
 func (a *agent) subagent(ctx context.Context, parent string) {
-	var s sessionRef
-	if !a.call(ctx, "start", http.MethodPost, "/v1/sessions", map[string]any{
-		"project": a.cfg.Project, "harness": "bench", "parent_id": parent, "agent_type": "explorer"}, &s) {
+	var s logbook.Session
+	agentType := "explorer"
+	if !a.call(ctx, "start", func(l ledger.Ledger) (err error) {
+		s, _, err = l.StartSession(ctx, ledger.StartParams{Project: a.cfg.Project, Harness: "bench", ParentID: parent,
+			Fields: logbook.SessionFields{AgentType: &agentType}})
+		return err
+	}) {
 		return
 	}
 	for b := 0; b < 3 && ctx.Err() == nil; b++ {
 		a.sendBatch(ctx, s.ID, b, "")
 	}
-	a.call(ctx, "end", http.MethodPost, "/v1/sessions/"+s.ID+"/end", map[string]any{"outcome": "success"}, nil)
+	a.end(ctx, s.ID, ledger.EndParams{Outcome: logbook.OutcomeSuccess})
+}
+
+func (a *agent) end(ctx context.Context, session string, p ledger.EndParams) {
+	a.call(ctx, "end", func(l ledger.Ledger) error {
+		_, err := l.EndSession(ctx, session, p)
+		return err
+	})
 }
 
 // sendBatch sends one batch of realistic entries (see loadEntry).
 func (a *agent) sendBatch(ctx context.Context, session string, b int, path string) {
-	entries := make([]logbook.Entry, a.cfg.Batch)
-	for i := range entries {
-		entries[i] = a.loadEntry(b*a.cfg.Batch + i)
+	batch := ledger.Batch{Entries: make([]logbook.Entry, a.cfg.Batch)}
+	for i := range batch.Entries {
+		batch.Entries[i] = a.loadEntry(b*a.cfg.Batch + i)
 	}
-	body := map[string]any{"entries": entries}
 	if path != "" && b%5 == 0 {
-		body["touched"] = []map[string]string{{"kind": "file", "value": path}}
+		batch.Touched = []logbook.Touch{{Kind: "file", Value: path}}
 	}
-	if a.call(ctx, "entries", http.MethodPost, "/v1/sessions/"+session+"/entries", body, nil) {
-		a.rec.entries.Add(int64(len(entries)))
+	if a.call(ctx, "entries", func(l ledger.Ledger) error {
+		_, err := l.AppendEntries(ctx, session, batch)
+		return err
+	}) {
+		a.rec.entries.Add(int64(len(batch.Entries)))
 	}
 }
 

@@ -64,12 +64,12 @@ func dial(base, token string, tlsConfig *tls.Config) (*conn, error) {
 // Do sends one request and decodes its JSON answer into out (unless nil),
 // as client.Client.Do does: a 4xx or 5xx answer is a *client.Problem. It
 // gives up when ctx's deadline passes.
-func (c *conn) Do(ctx context.Context, method, path string, body, out any) error {
+func (c *conn) Do(ctx context.Context, method, path string, body, out any) (int, error) {
 	var payload []byte
 	if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
-			return fmt.Errorf("encoding the request: %w", err)
+			return 0, fmt.Errorf("encoding the request: %w", err)
 		}
 	}
 	deadline, ok := ctx.Deadline()
@@ -77,7 +77,7 @@ func (c *conn) Do(ctx context.Context, method, path string, body, out any) error
 		deadline = time.Now().Add(30 * time.Second)
 	}
 	if err := c.nc.SetDeadline(deadline); err != nil {
-		return err
+		return 0, err
 	}
 	c.w.Reset()
 	fmt.Fprintf(&c.w, "%s %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n", method, path, c.host, c.token)
@@ -87,27 +87,27 @@ func (c *conn) Do(ctx context.Context, method, path string, body, out any) error
 	c.w.WriteString("\r\n")
 	c.w.Write(payload)
 	if _, err := c.nc.Write(c.w.Bytes()); err != nil {
-		return fmt.Errorf("sending %s %s: %w", method, path, err)
+		return 0, fmt.Errorf("sending %s %s: %w", method, path, err)
 	}
 	res, err := http.ReadResponse(c.r, nil)
 	if err != nil {
-		return fmt.Errorf("reading the answer to %s %s: %w", method, path, err)
+		return 0, fmt.Errorf("reading the answer to %s %s: %w", method, path, err)
 	}
 	raw, err := io.ReadAll(res.Body)
 	res.Body.Close()
 	c.closing = res.Close
 	if err != nil {
-		return fmt.Errorf("reading the answer to %s %s: %w", method, path, err)
+		return res.StatusCode, fmt.Errorf("reading the answer to %s %s: %w", method, path, err)
 	}
 	if res.StatusCode >= 400 {
-		return client.ProblemFrom(res.StatusCode, raw)
+		return res.StatusCode, client.ProblemFrom(res.StatusCode, raw)
 	}
 	if out != nil && len(raw) > 0 {
 		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("decoding the answer to %s %s: %w", method, path, err)
+			return res.StatusCode, fmt.Errorf("decoding the answer to %s %s: %w", method, path, err)
 		}
 	}
-	return nil
+	return res.StatusCode, nil
 }
 
 func (c *conn) Close() error { return c.nc.Close() }

@@ -30,6 +30,10 @@ type Client struct {
 	Token string
 	// HTTP is the client used (default: one with a 30 s timeout).
 	HTTP *http.Client
+	// Requester, when set, sends every request instead of HTTP (a load
+	// generator's own connection, say); BaseURL and Token are then its
+	// business.
+	Requester Requester
 	// RetryPause, when set, caps the wait before sending again a request
 	// the server turned away for the rate limit (429); by default the
 	// client waits as long as the server's Retry-After says.
@@ -97,10 +101,18 @@ func IsStatus(err error, status int) bool {
 	return errors.As(err, &p) && p.Status == status
 }
 
+// Requester sends one request, as Do does.
+type Requester interface {
+	Do(ctx context.Context, method, path string, body, out any) (int, error)
+}
+
 // Do sends a request with body (encoded as JSON unless nil) to path (which
 // may carry a query) and decodes a JSON answer into out (unless nil). It
 // returns the status code. A 4xx or 5xx answer is a *Problem.
 func (c *Client) Do(ctx context.Context, method, path string, body, out any) (int, error) {
+	if c.Requester != nil {
+		return c.Requester.Do(ctx, method, path, body, out)
+	}
 	var reader io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
