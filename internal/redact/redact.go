@@ -240,7 +240,83 @@ var rules = []rule{
 
 // String returns s with every secret it recognises replaced by
 // "[REDACTED:<kind>]".
-func String(s string) string {
+func String(s string) string { return redactString(s, nil) }
+
+// Tagged is String for identifiers — keys, subjects, names — that must stay
+// apart and stay equal when redacted: each secret becomes
+// "[REDACTED:<kind>:<tag>]", where tag(secret) names the secret without
+// revealing it (a keyed hash, say). Two identifiers that differed keep
+// differing, and the same identifier sent again is redacted the same way.
+// tag must return characters no rule takes for a secret, such as 16 hex
+// digits, so that Tagged stays idempotent.
+func Tagged(s string, tag func(secret string) string) string { return redactString(s, tag) }
+
+// shortText is the length below which redactString first checks, in one
+// pass, whether any rule would look at the text at all. Most identifiers
+// and names are short and hold no marker, and the check spares them the
+// rules' setup; on long text the rules' own searches are faster than a
+// pass byte by byte.
+const shortText = 512
+
+// redactString redacts s, tagging each placeholder with tag when it is set.
+func redactString(s string, tag func(string) string) string {
+	p := &pass{tag: tag}
+	return p.text(s)
+}
+
+// pass is one call of String, Tagged or JSON: how it tags placeholders,
+// and the secrets it has replaced so far.
+type pass struct {
+	tag   func(string) string
+	found []found
+}
+
+// found is a secret a pass replaced.
+type found struct{ kind, secret string }
+
+// minFragment is the shortest line of a found secret that scrub looks for
+// elsewhere: shorter ones could be ordinary words.
+const minFragment = 16
+
+// text redacts s: every rule, then what is left of the secrets found.
+func (p *pass) text(s string) string { return p.scrub(p.rules(s)) }
+
+// rules runs every rule over s, unless a quick look at a short s finds
+// nothing any rule would look at.
+func (p *pass) rules(s string) string {
+	if len(s) < shortText && !anchored(s) {
+		return s
+	}
+	return p.runRules(s)
+}
+
+// placeholder is what replaces a secret of kind.
+func (p *pass) placeholder(kind, secret string) string {
+	if p.tag == nil {
+		return placeholderRedacted + kind + "]"
+	}
+	return placeholderRedacted + kind + ":" + p.tag(secret) + "]"
+}
+
+// scrub replaces, in s, every other occurrence of a line (of minFragment
+// bytes or more) of a secret the pass found: a secret split where no rule
+// sees it whole any more, such as the lines of a private key that a shell
+// parser took for commands of their own, or a key repeated where nothing
+// around it marks it as one.
+func (p *pass) scrub(s string) string {
+	for _, f := range p.found {
+		for line := range strings.Lines(f.secret) {
+			line = strings.TrimSpace(line)
+			if len(line) >= minFragment && strings.Contains(s, line) {
+				s = strings.ReplaceAll(s, line, p.placeholder(f.kind, f.secret))
+			}
+		}
+	}
+	return s
+}
+
+// runRules runs every rule over s in turn.
+func (p *pass) runRules(s string) string {
 	var assignments []assignment
 	scanned := false
 	for i := range rules {
@@ -259,7 +335,7 @@ func String(s string) string {
 		default:
 			spans = r.markerWindows(s)
 		}
-		if next := r.apply(s, spans); next != s {
+		if next := r.apply(s, spans, p); next != s {
 			s = next
 			scanned = false // offsets moved
 		}
@@ -272,8 +348,9 @@ func String(s string) string {
 // token is cut.
 const windowAfter = 4096
 
-// apply replaces the secrets rule r finds in spans of s.
-func (r *rule) apply(s string, spans [][2]int) string {
+// apply replaces the secrets rule r finds in spans of s, and adds them to
+// what the pass found.
+func (r *rule) apply(s string, spans [][2]int, p *pass) string {
 	var b strings.Builder
 	last := 0
 	for _, w := range spans {
@@ -288,7 +365,8 @@ func (r *rule) apply(s string, spans [][2]int) string {
 				kind = r.kindOf(s[w[0]+m[0] : w[0]+m[1]])
 			}
 			b.WriteString(s[last:secretStart])
-			b.WriteString(placeholderRedacted + kind + "]")
+			b.WriteString(p.placeholder(kind, secret))
+			p.found = append(p.found, found{kind, secret})
 			last = secretEnd
 		}
 	}
@@ -351,24 +429,64 @@ func findAssignments(s string) []assignment {
 		if c != '=' && c != ':' {
 			continue
 		}
-		j := i
-		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
-			j--
-		}
-		quoted := j > 0 && (s[j-1] == '"' || s[j-1] == '\'')
-		if quoted {
-			j--
-		}
-		end := j
-		for j > 0 && end-j < 128 && (isTokenByte(s[j-1]) || s[j-1] == '.') {
-			j--
-		}
-		if j == end || !mayNameSecret(s[j:end]) {
+		start, end, quoted := nameBefore(s, i)
+		if start == end || !mayNameSecret(s[start:end]) {
 			continue
 		}
-		found = append(found, assignment{name: asciiLower(s[j:end]), quoted: quoted, op: c, start: j, at: i})
+		found = append(found, assignment{name: asciiLower(s[start:end]), quoted: quoted, op: c, start: start, at: i})
 	}
 	return found
+}
+
+// nameBefore finds the NAME of an assignment whose operator is at s[at]:
+// s[start:end], empty when there is none, and whether it is quoted.
+func nameBefore(s string, at int) (start, end int, quoted bool) {
+	j := at
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	quoted = j > 0 && (s[j-1] == '"' || s[j-1] == '\'')
+	if quoted {
+		j--
+	}
+	end = j
+	for j > 0 && end-j < 128 && (isTokenByte(s[j-1]) || s[j-1] == '.') {
+		j--
+	}
+	return j, end, quoted
+}
+
+// markersByByte lists the rules' markers by their first byte, for anchored.
+var markersByByte = indexMarkers()
+
+func indexMarkers() [256][]string {
+	var index [256][]string
+	for _, r := range rules {
+		for _, m := range r.markers {
+			index[m[0]] = append(index[m[0]], m)
+		}
+	}
+	return index
+}
+
+// anchored reports whether any rule would look at s: whether it holds one
+// of the rules' markers or an assignment to a name that may name a secret.
+// Without either, String returns s as it is.
+func anchored(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '=' || c == ':' {
+			if start, end, _ := nameBefore(s, i); start < end && mayNameSecret(s[start:end]) {
+				return true
+			}
+		}
+		for _, m := range markersByByte[c] {
+			if strings.HasPrefix(s[i:], m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // assignmentNameSuffixes are the name endings the assignment rules look at.
@@ -513,7 +631,18 @@ func JSON(raw json.RawMessage) json.RawMessage {
 	if !mayHoldSecret(raw) {
 		return raw
 	}
-	out, err := redactJSON(raw)
+	p := &pass{}
+	out, err := rewriteJSON(raw, func(member string, isName bool, v string) string {
+		if kind := secretName(member); !isName && kind != "" && notPlaceholder(v) {
+			p.found = append(p.found, found{kind, v})
+			return placeholderRedacted + kind + "]"
+		}
+		return p.rules(v)
+	})
+	if err == nil && len(p.found) > 0 {
+		// What is left of the secrets found, in every string.
+		out, err = rewriteJSON(out, func(_ string, _ bool, v string) string { return p.scrub(v) })
+	}
 	if err != nil { // cannot happen for valid JSON; stay safe anyway
 		return encodeString(nil, String(string(raw)))
 	}
@@ -548,8 +677,10 @@ type frame struct {
 	key    string // the current member's name, in an object
 }
 
-// redactJSON rewrites valid JSON token by token, keeping order and numbers.
-func redactJSON(raw []byte) (json.RawMessage, error) {
+// rewriteJSON rewrites valid JSON token by token, keeping order and
+// numbers, passing each string through fn with the name of the member it
+// is the name (isName) or the value of ("" in an array or at the top).
+func rewriteJSON(raw []byte, fn func(member string, isName bool, v string) string) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	out := make([]byte, 0, len(raw)+64)
@@ -589,11 +720,11 @@ func redactJSON(raw []byte) (json.RawMessage, error) {
 			switch {
 			case top != nil && top.object && top.n%2 == 0: // a member name
 				top.key = v
-				out = encodeString(out, String(v))
-			case top != nil && top.object && secretName(top.key) != "" && notPlaceholder(v):
-				out = encodeString(out, placeholderRedacted+secretName(top.key)+"]")
+				out = encodeString(out, fn(v, true, v))
+			case top != nil && top.object:
+				out = encodeString(out, fn(top.key, false, v))
 			default:
-				out = encodeString(out, String(v))
+				out = encodeString(out, fn("", false, v))
 			}
 		case json.Number:
 			out = append(out, v...)

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -225,6 +227,16 @@ func FuzzString(f *testing.F) {
 		if twice := String(once); twice != once {
 			t.Fatalf("not idempotent:\n in %q\nonce %q\ntwice %q", s, once, twice)
 		}
+		// The quick check that lets short text through untouched agrees
+		// with running every rule.
+		p := &pass{}
+		if all := p.scrub(p.runRules(s)); all != once {
+			t.Fatalf("String(%q) = %q, but the rules give %q", s, once, all)
+		}
+		tagged := Tagged(s, testTag)
+		if again := Tagged(tagged, testTag); again != tagged {
+			t.Fatalf("Tagged not idempotent:\n in %q\nonce %q\ntwice %q", s, tagged, again)
+		}
 		// A JSON string holding s (invalid UTF-8 becomes U+FFFD) is redacted
 		// like the text it holds.
 		quoted, _ := json.Marshal(s)
@@ -241,5 +253,68 @@ func FuzzString(f *testing.F) {
 		if got := String(secret); strings.Contains(got, core) {
 			t.Fatalf("String(%q) = %q still holds %q", secret, got, core)
 		}
+		if got := Tagged(secret, testTag); strings.Contains(got, core) {
+			t.Fatalf("Tagged(%q) = %q still holds %q", secret, got, core)
+		}
 	})
+}
+
+// testTag names a secret by its SHA-256, cut to 16 hex digits as logbook's
+// keyed hash is.
+func testTag(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:8])
+}
+
+func TestTagged(t *testing.T) {
+	for i, makeSecret := range secretMakers {
+		one, core := makeSecret("seed")
+		other, _ := makeSecret("other seed")
+		id := "run/" + one + " x"
+		got := Tagged(id, testTag)
+		if strings.Contains(got, core) || !strings.HasPrefix(got, "run/") || !strings.Contains(got, "[REDACTED:") {
+			t.Errorf("maker %d: Tagged(%q) = %q", i, id, got)
+		}
+		if again := Tagged(got, testTag); again != got {
+			t.Errorf("maker %d: not idempotent: %q then %q", i, got, again)
+		}
+		if Tagged(id, testTag) != got {
+			t.Errorf("maker %d: the same identifier redacts two ways", i)
+		}
+		if otherID := "run/" + other + " x"; Tagged(otherID, testTag) == got {
+			t.Errorf("maker %d: two identifiers with different secrets redact alike: %q", i, got)
+		}
+		if plain := String(id); Tagged(id, testTag) == plain {
+			t.Errorf("maker %d: Tagged gave no tag: %q", i, plain)
+		}
+	}
+	if got, want := Tagged("export GITHUB_TOKEN="+ghPAT, testTag), "export GITHUB_TOKEN=[REDACTED:github_token:"+testTag(ghPAT)+"]"; got != want {
+		t.Errorf("Tagged = %q, want %q", got, want)
+	}
+}
+
+func TestSplitSecrets(t *testing.T) {
+	body := strings.Split(pemKey, "\n")[1]
+	// A shell parser took each line of an unquoted key for a command.
+	got := string(JSON(json.RawMessage(`{"command":` + quote(pemKey) + `,"reasons":[{"command":` + quote(body) + `}]}`)))
+	if strings.Contains(got, body) || !strings.Contains(got, `"reasons":[{"command":"[REDACTED:private_key]"}]`) {
+		t.Errorf("a line of a key found elsewhere in the value was kept: %s", got)
+	}
+	// A key repeated where nothing marks it as one.
+	text := "export GITHUB_TOKEN=" + ghPAT + "\nthen curl -u x" + ghPAT + " https://api.github.com"
+	if got := String(text); strings.Contains(got, ghPAT) {
+		t.Errorf("String kept a repeat of a key it found: %q", got)
+	}
+	if got := Tagged(text, testTag); strings.Count(got, "[REDACTED:github_token:"+testTag(ghPAT)+"]") != 2 {
+		t.Errorf("Tagged did not tag both occurrences alike: %q", got)
+	}
+	// Short lines are left alone: they could be words.
+	if got := String("password=hunter2 and hunter2"); got != "password=[REDACTED:password] and hunter2" {
+		t.Errorf("a short secret's repeat: %q", got)
+	}
+}
+
+func quote(s string) string {
+	raw, _ := json.Marshal(s)
+	return string(raw)
 }
