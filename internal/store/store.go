@@ -97,6 +97,11 @@ type Executor interface {
 	// ProjectPolicySet stores the project's command policy.
 	ProjectPolicySet(ctx context.Context, name, policy string) error
 
+	// KeyEnsure stores value as the key called name unless a key of that
+	// name exists, and returns the key stored under name: the first value
+	// given, on every replica. It commits at once when called on the Store.
+	KeyEnsure(ctx context.Context, name, value string, now time.Time) (string, error)
+
 	// TokenInsert stores a token record (its hash, never the token).
 	TokenInsert(ctx context.Context, t *logbook.Token) error
 	// TokenGetByHash finds a token that is not revoked by its hash.

@@ -330,6 +330,16 @@ func (e executor) ProjectPolicySet(ctx context.Context, name, policy string) err
 	return e.expectOne(res, "storing policy")
 }
 
+func (e executor) KeyEnsure(ctx context.Context, name, value string, now time.Time) (string, error) {
+	if _, err := e.exec(ctx, `INSERT INTO keys (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+		name, value, micros(now)); err != nil {
+		return "", e.interpretError(err, "storing key")
+	}
+	var stored string
+	err := e.queryRow(ctx, `SELECT value FROM keys WHERE name = $1`, name).Scan(&stored)
+	return stored, e.interpretError(err, "reading key")
+}
+
 func (e executor) TokenInsert(ctx context.Context, t *logbook.Token) error {
 	_, err := e.exec(ctx, `INSERT INTO tokens (id, hash, project, actor, admin, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		t.ID, t.Hash, t.Project, t.Actor, t.Admin, micros(t.CreatedAt))

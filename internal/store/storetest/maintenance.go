@@ -3,8 +3,10 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,40 @@ import (
 
 func testMaintenance(t *testing.T, newStore func(testing.TB) store.Store) {
 	ctx := context.Background()
+
+	t.Run("KeyEnsure", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		// Racing replicas all get the first key stored.
+		got := make([]string, 8)
+		errs := make([]error, len(got))
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() { got[i], errs[i] = st.KeyEnsure(ctx, "redaction", fmt.Sprint("value-", i), base) })
+		}
+		wg.Wait()
+		for i := range got {
+			must(t, errs[i])
+			equal(t, fmt.Sprint("key answered to caller ", i), got[i], got[0])
+		}
+		again, err := st.KeyEnsure(ctx, "redaction", "another", base)
+		must(t, err)
+		equal(t, "key ensured again", again, got[0])
+
+		other, err := st.KeyEnsure(ctx, "other", "o", base)
+		must(t, err)
+		equal(t, "a key of another name", other, "o")
+
+		tx, err := st.Begin(ctx)
+		must(t, err)
+		inTx, err := tx.KeyEnsure(ctx, "rolled-back", "r1", base)
+		must(t, err)
+		equal(t, "key in a transaction", inTx, "r1")
+		must(t, tx.Rollback())
+		after, err := st.KeyEnsure(ctx, "rolled-back", "r2", base)
+		must(t, err)
+		equal(t, "key after its transaction rolled back", after, "r2")
+	})
 
 	t.Run("TokenRevoke", func(t *testing.T) {
 		t.Parallel()

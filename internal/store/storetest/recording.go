@@ -165,6 +165,11 @@ func (r recordingExecutor) ProjectPolicySet(ctx context.Context, name, policy st
 	return r.ex.ProjectPolicySet(ctx, name, policy)
 }
 
+func (r recordingExecutor) KeyEnsure(ctx context.Context, name, value string, now time.Time) (string, error) {
+	r.calls.add("KeyEnsure")
+	return r.ex.KeyEnsure(ctx, name, value, now)
+}
+
 func (r recordingExecutor) TokenInsert(ctx context.Context, t *logbook.Token) error {
 	r.calls.add("TokenInsert")
 	return r.ex.TokenInsert(ctx, t)
