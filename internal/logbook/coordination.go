@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/logbookhq/logbook/internal/redact"
 )
 
 // Claim is a lease a session holds on a subject for a while, so two agents
@@ -21,10 +23,10 @@ type Claim struct {
 	ExpiresAt  time.Time  `json:"expires_at"`
 	ReleasedAt *time.Time `json:"released_at,omitempty"`
 	// Why it ended: "released", "session ended", "expired".
-	ReleaseReason string `json:"release_reason,omitempty"`
+	ReleaseReason string `json:"release_reason,omitempty" redact:"text"`
 	// Title of the holding session, filled when a claim is shown to
 	// someone who must decide whether to wait for it.
-	Title string `json:"title,omitempty"`
+	Title string `json:"title,omitempty" redact:"text"`
 }
 
 // Claim TTL limits, in minutes.
@@ -47,9 +49,12 @@ var opaqueSubject = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*:`)
 // NormalizeSubject cleans a claim subject or touched path. Subjects like
 // "issue:12" are kept as they are; anything else is a path, cleaned
 // ("./a/../b" becomes "b") and keeping a trailing "/" that makes it a prefix.
+// A subject holding a secret is kept as it is too: cleaning could change the
+// secret's shape ("//" in a key) so that it is no longer recognised where
+// it is redacted, on its way into the store.
 func NormalizeSubject(subject string) string {
 	subject = Clip(subject, MaxLongText)
-	if subject == "" || opaqueSubject.MatchString(subject) {
+	if subject == "" || opaqueSubject.MatchString(subject) || redact.String(subject) != subject {
 		return subject
 	}
 	prefix := strings.HasSuffix(subject, "/")

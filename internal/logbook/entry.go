@@ -60,7 +60,7 @@ type Entry struct {
 	At         time.Time       `json:"at"`
 	Kind       Kind            `json:"kind"`
 	Role       string          `json:"role,omitempty"`
-	Text       string          `json:"text,omitempty"`
+	Text       string          `json:"text,omitempty" redact:"text"`
 	Tool       string          `json:"tool,omitempty"`
 	ToolCallID string          `json:"tool_call_id,omitempty"`
 	Payload    json.RawMessage `json:"payload,omitempty"`
@@ -82,10 +82,10 @@ type Author struct {
 	TokenID string `json:"token_id,omitempty"`
 }
 
-// Normalize clips an entry's text fields to their limits, redacts secrets
-// from its text and payload, and checks what cannot be clipped: the kind,
-// and the role of a message. field names the
-// entry in errors, e.g. "entries[3]".
+// Normalize clips an entry's text fields to their limits and checks what
+// cannot be clipped: the kind, and the role of a message. field names the
+// entry in errors, e.g. "entries[3]". (Secrets are redacted where the entry
+// is stored.)
 func (e *Entry) Normalize(field string) error {
 	if !e.Kind.Valid() {
 		return Invalid(field+".kind", "%q is not an entry kind; use one of %s", e.Kind, kindList())
@@ -99,7 +99,7 @@ func (e *Entry) Normalize(field string) error {
 	if e.Kind == KindMessage && e.Role == "" {
 		return Invalid(field+".role", "a message needs a role: user, assistant or system")
 	}
-	e.Text = Text(e.Text, MaxEntryText)
+	e.Text = Clip(e.Text, MaxEntryText)
 	if e.Kind == KindSkill {
 		e.Text = Clip(e.Text, MaxModel) // a skill entry holds the skill's name only
 	}
@@ -114,7 +114,6 @@ func (e *Entry) Normalize(field string) error {
 	if string(e.Payload) == "null" {
 		e.Payload = nil
 	}
-	e.Payload = Payload(e.Payload)
 	if e.Usage != nil {
 		for _, n := range []struct {
 			name  string

@@ -1,7 +1,6 @@
 package logbook
 
 import (
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -35,31 +34,21 @@ const (
 // Ellipsis ends text that was clipped.
 const Ellipsis = "…"
 
-// Text cleans free text a client sends (titles, prompts, entry text,
-// results): secrets that look like API keys or tokens are redacted before
-// anything is stored, then it is clipped like Clip.
-func Text(s string, max int) string {
-	return Clip(redact.String(s), max)
-}
-
-// Payload redacts secrets inside a JSON payload, keeping it valid JSON.
-func Payload(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return raw
-	}
-	return redact.JSON(raw)
-}
-
 // Clip trims surrounding white space from s and, when it is longer than max
 // characters (runes), cuts it to max characters ending in an ellipsis.
 // Invalid UTF-8 is replaced and NUL bytes dropped, so that what is stored
 // is valid text on every engine.
+//
+// Secrets are redacted where values are stored (the service's store
+// boundary), after clipping; so text that must be cut is redacted first,
+// lest the cut leave part of a secret that no rule recognises any more.
 func Clip(s string, max int) string {
 	// NUL bytes are dropped: PostgreSQL cannot store them in text.
 	s = strings.TrimSpace(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", ""))
 	if utf8.RuneCountInString(s) <= max {
 		return s
 	}
+	s = redact.String(s)
 	cut := 0
 	for i := range s {
 		if cut == max-1 {

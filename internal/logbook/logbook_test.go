@@ -57,6 +57,9 @@ func TestClip(t *testing.T) {
 		{"counts characters not bytes", "ééééééé", 4, "ééé…"},
 		{"invalid utf-8 replaced", "a\xffb", 10, "a\uFFFDb"},
 		{"no trailing space before ellipsis", "ab   cdef", 5, "ab…"},
+		// Cut text is redacted first: a key cut short is no longer one.
+		{"a secret at the cut is redacted", "key AKIA" + "IOSFODNN7EXAMPLE", 16, "key [REDACTED:a…"},
+		{"short text is left to the store", "key AKIA" + "IOSFODNN7EXAMPLE", 100, "key AKIA" + "IOSFODNN7EXAMPLE"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -223,5 +226,22 @@ func TestProblemTypesRoundTrip(t *testing.T) {
 	}
 	if logbook.ProblemType(errors.New("boom")) != "about:blank" || logbook.ErrorOfProblemType("about:blank") != nil {
 		t.Error("an unknown error must have no type")
+	}
+}
+
+func TestNormalizeSubject(t *testing.T) {
+	secret := "aws_secret_access_key=wJalrXUtnFEMI//K7MDENG/" + "bPxRfiCYEXAMPLE"
+	tests := []struct{ in, want string }{
+		{"./src/../lib/a.go", "lib/a.go"},
+		{"src//api/", "src/api/"},
+		{"issue:12", "issue:12"},
+		{"https://github.com/org/repo/pull/7", "https://github.com/org/repo/pull/7"},
+		// Cleaning would turn "//" into "/" and hide the key from redaction.
+		{"conf/" + secret, "conf/" + secret},
+	}
+	for _, tc := range tests {
+		if got := logbook.NormalizeSubject(tc.in); got != tc.want {
+			t.Errorf("NormalizeSubject(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -28,23 +28,18 @@ func (f SessionFields) Validate() error {
 	return nil
 }
 
-// Apply writes the set fields onto s, clipped to their limits (free text
-// redacted of secrets), and derives the title again.
+// Apply writes the set fields onto s, clipped to their limits, and derives
+// the title again.
 func (f SessionFields) Apply(s *Session) {
 	set := func(dst *string, src *string, max int) {
 		if src != nil {
 			*dst = Clip(*src, max)
 		}
 	}
-	text := func(dst *string, src *string, max int) {
-		if src != nil {
-			*dst = Text(*src, max)
-		}
-	}
-	text(&s.GivenTitle, f.Title, MaxTitle)
-	text(&s.Goal, f.Goal, MaxLongText)
-	text(&s.Task, f.Task, MaxLongText)
-	text(&s.Prompt, f.Prompt, MaxLongText)
+	set(&s.GivenTitle, f.Title, MaxTitle)
+	set(&s.Goal, f.Goal, MaxLongText)
+	set(&s.Task, f.Task, MaxLongText)
+	set(&s.Prompt, f.Prompt, MaxLongText)
 	set(&s.Model, f.Model, MaxModel)
 	set(&s.AgentType, f.AgentType, MaxModel)
 	set(&s.Agent, f.Agent, MaxID)

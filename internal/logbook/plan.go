@@ -30,7 +30,7 @@ func (s StepStatus) InFlight() bool { return s == StepPending || s == StepRunnin
 // PlanStep is one ordered step of a session's plan, numbered from 1.
 type PlanStep struct {
 	N         int        `json:"n"`
-	Text      string     `json:"text"`
+	Text      string     `json:"text" redact:"text"`
 	Status    StepStatus `json:"status"`
 	UpdatedAt time.Time  `json:"updated_at"`
 }
@@ -90,7 +90,7 @@ func (p RotationPolicy) Due(s *Session, now time.Time) string {
 // Rotation records one rotation of an agent.
 type Rotation struct {
 	At            time.Time `json:"at"`
-	Reason        string    `json:"reason"`
+	Reason        string    `json:"reason" redact:"text"`
 	FromSessionID string    `json:"from_session_id"`
 	ToSessionID   string    `json:"to_session_id"`
 }
@@ -101,8 +101,8 @@ type Task struct {
 	Project         string    `json:"project"`
 	ID              string    `json:"task_id"`
 	Agent           string    `json:"agent"`
-	Title           string    `json:"title"`
-	Text            string    `json:"text"`
+	Title           string    `json:"title" redact:"text"`
+	Text            string    `json:"text" redact:"text"`
 	ActiveSessionID string    `json:"active_session_id"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`

@@ -72,11 +72,11 @@ type Session struct {
 	HarnessSessionID string     `json:"harness_session_id"`
 	ParentID         string     `json:"parent_id"`
 	Agent            string     `json:"agent"`
-	Title            string     `json:"title"`
-	GivenTitle       string     `json:"-"`
-	Goal             string     `json:"goal"`
-	Task             string     `json:"task"`
-	Prompt           string     `json:"prompt"`
+	Title            string     `json:"title" redact:"text"`
+	GivenTitle       string     `json:"-" redact:"text"`
+	Goal             string     `json:"goal" redact:"text"`
+	Task             string     `json:"task" redact:"text"`
+	Prompt           string     `json:"prompt" redact:"text"`
 	Model            string     `json:"model"`
 	AgentType        string     `json:"agent_type"`
 	Issue            string     `json:"issue"`
@@ -88,8 +88,8 @@ type Session struct {
 	State            State      `json:"state"`
 	Outcome          Outcome    `json:"outcome"`
 	Blocker          Blocker    `json:"blocker"`
-	EndReason        string     `json:"end_reason"`
-	Result           string     `json:"result"`
+	EndReason        string     `json:"end_reason" redact:"text"`
+	Result           string     `json:"result" redact:"text"`
 	StartedAt        time.Time  `json:"started_at"`
 	LastSeenAt       time.Time  `json:"last_seen_at"`
 	ClosedAt         *time.Time `json:"closed_at"`
@@ -104,8 +104,8 @@ type Session struct {
 
 	// FirstAssistant is the start of the first assistant message, kept for
 	// the title; LastAssistant the last one, kept to derive a blocker.
-	FirstAssistant string `json:"-"`
-	LastAssistant  string `json:"-"`
+	FirstAssistant string `json:"-" redact:"text"`
+	LastAssistant  string `json:"-" redact:"text"`
 	// ProgressedAt is when the session last emitted session.progressed.
 	ProgressedAt time.Time `json:"-"`
 	// Unannounced counts the entries appended since the session last

@@ -72,7 +72,7 @@ func (s *Service) RotateAgent(ctx context.Context, c Caller, project, agent, rea
 	if err != nil {
 		return Rotation{}, err
 	}
-	reason = logbook.Text(reason, logbook.MaxID)
+	reason = logbook.Clip(reason, logbook.MaxID)
 	if reason == "" {
 		reason = "requested"
 	}

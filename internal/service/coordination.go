@@ -21,6 +21,11 @@ func (s *Service) Claim(ctx context.Context, c Caller, p ClaimParams) (claim log
 	if subject == "" {
 		return logbook.Claim{}, false, logbook.Invalid("subject", "name what to claim: a path (src/api/ for a folder), or issue:12, pull:7, branch:NAME")
 	}
+	// Compared below with the subjects of stored claims, so redacted as
+	// they were.
+	if err := s.store.c.clean(ctx, &subject); err != nil {
+		return logbook.Claim{}, false, err
+	}
 	switch {
 	case p.TTLMinutes == 0:
 		p.TTLMinutes = logbook.DefaultClaimTTL

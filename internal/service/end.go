@@ -21,8 +21,8 @@ func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndPara
 	if p.Blocker != "" && !p.Blocker.Valid() {
 		return logbook.Session{}, logbook.Invalid("blocker", "%q is not a blocker; use one of %v", p.Blocker, logbook.Blockers)
 	}
-	result := logbook.Text(p.Result, logbook.MaxLongText)
-	reason := logbook.Text(p.Reason, logbook.MaxLongText)
+	result := logbook.Clip(p.Result, logbook.MaxLongText)
+	reason := logbook.Clip(p.Reason, logbook.MaxLongText)
 	if reason == "" {
 		reason = logbook.EndReasonEnded
 	}

@@ -63,7 +63,9 @@ const (
 
 // Service runs logbook's use cases on a store. It is safe for concurrent use.
 type Service struct {
-	store   store.Store
+	// store is the engine's store behind the redacting boundary (see
+	// cleaner): the service never holds the engine's own.
+	store   *redactingStore
 	idle    time.Duration
 	prior   time.Duration // Options.PriorWindow
 	timeout time.Duration
@@ -79,7 +81,7 @@ type Service struct {
 
 // New returns a Service on st.
 func New(st store.Store, opts Options) *Service {
-	s := &Service{store: st, idle: opts.IdleWindow, prior: opts.PriorWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
+	s := &Service{store: newRedactingStore(st), idle: opts.IdleWindow, prior: opts.PriorWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
 		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, limits: newLimiter(opts),
 		counted: opts.Committed}
 	if s.idle <= 0 {

@@ -31,7 +31,7 @@ func (s *Service) AddTask(ctx context.Context, c Caller, project, agent string, 
 	if taskID == "" {
 		return TaskResult{}, logbook.Invalid("task_id", "give the task an id, e.g. the tracker's ticket id")
 	}
-	title, text := logbook.Text(in.Title, logbook.MaxTitle), logbook.Text(in.Text, logbook.MaxEntryText)
+	title, text := logbook.Clip(in.Title, logbook.MaxTitle), logbook.Clip(in.Text, logbook.MaxEntryText)
 	if text == "" {
 		text = title
 	}
@@ -199,7 +199,7 @@ func (s *Service) AddNote(ctx context.Context, c Caller, p NoteParams) (NoteResu
 	default:
 		return NoteResult{}, logbook.Invalid("issue", "say whom the note is for: issue, pull or subject")
 	}
-	text := logbook.Text(p.Text, logbook.MaxEntryText)
+	text := logbook.Clip(p.Text, logbook.MaxEntryText)
 	if text == "" {
 		return NoteResult{}, logbook.Invalid("text", "a note needs text")
 	}
