@@ -164,20 +164,34 @@ func (a *authCache) forget() {
 }
 
 // EnsureAdminToken makes sure an admin token exists. With fixed set (from
-// LOGBOOK_ADMIN_TOKEN) that token is stored if it is not yet; otherwise,
-// when no admin token exists, one is generated. It returns the new token's
-// value when it generated one (to be shown once), else "".
+// LOGBOOK_ADMIN_TOKEN) that token is stored if it is not yet; a value that
+// was revoked, or that is a project's token, is an error saying to choose
+// another, never a server without an admin. Otherwise, when no admin
+// token exists (the last one was revoked, say), one is generated. It
+// returns the new token's value when it generated one (to be shown once),
+// else "".
 func (s *Service) EnsureAdminToken(ctx context.Context, fixed string) (string, error) {
 	now := s.now()
 	if fixed = strings.TrimSpace(fixed); fixed != "" {
-		if _, err := s.store.TokenGetByHash(ctx, hashToken(fixed)); err == nil {
-			return "", nil
-		} else if !errors.Is(err, logbook.ErrNotFound) {
+		stored := func() (bool, error) {
+			t, err := s.store.TokenGetByHash(ctx, hashToken(fixed))
+			switch {
+			case err == nil && !t.Admin:
+				return false, fmt.Errorf("LOGBOOK_ADMIN_TOKEN is the token of actor %q in project %q, not the admin's; choose another value", t.Actor, t.Project)
+			case errors.Is(err, logbook.ErrNotFound):
+				return false, nil
+			}
+			return err == nil, err
+		}
+		if ok, err := stored(); ok || err != nil {
 			return "", err
 		}
 		err := s.store.TokenInsert(ctx, &logbook.Token{ID: logbook.NewID(now), Hash: hashToken(fixed), Actor: adminActor, Admin: true, CreatedAt: now})
-		if errors.Is(err, logbook.ErrConflict) { // another replica stored it first
-			return "", nil
+		if errors.Is(err, logbook.ErrConflict) { // another replica stored it first, or it was revoked
+			if ok, err := stored(); ok || err != nil {
+				return "", err
+			}
+			return "", errors.New("LOGBOOK_ADMIN_TOKEN names a token that was revoked; choose a new value (it becomes the admin token at the next start)")
 		}
 		return "", err
 	}

@@ -155,3 +155,46 @@ func TestBearerToken(t *testing.T) {
 		})
 	}
 }
+
+// TestAdminTokenAfterRevocation: revoking the admin token makes the next
+// start generate a new one; a LOGBOOK_ADMIN_TOKEN that was revoked, or
+// that is a project's token, is refused rather than leaving the server
+// without an admin.
+func TestAdminTokenAfterRevocation(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		ctx := context.Background()
+		svc := service.New(e.Open(t), service.Options{})
+		first, err := svc.EnsureAdminToken(ctx, "")
+		must(t, err)
+		admin, err := svc.Authenticate(ctx, first)
+		must(t, err)
+		_, err = svc.RevokeToken(ctx, admin, first)
+		must(t, err)
+		second, err := svc.EnsureAdminToken(ctx, "") // the next start
+		must(t, err)
+		if c, err := svc.Authenticate(ctx, second); err != nil || !c.Admin || second == first {
+			t.Fatalf("after revoking the admin token, the next start made %v (%v)", c, err)
+		}
+		if again, err := svc.EnsureAdminToken(ctx, ""); again != "" || err != nil {
+			t.Errorf("a start with an admin token made another: %q, %v", again, err)
+		}
+
+		admin, _ = svc.Authenticate(ctx, second)
+		must(t, errOf(svc.EnsureAdminToken(ctx, "fixed-admin")))
+		_, err = svc.RevokeToken(ctx, admin, "fixed-admin")
+		must(t, err)
+		if _, err := svc.EnsureAdminToken(ctx, "fixed-admin"); err == nil || !strings.Contains(err.Error(), "revoked") {
+			t.Errorf("a revoked LOGBOOK_ADMIN_TOKEN: %v, want an error saying it was revoked", err)
+		}
+		alice, err := svc.CreateToken(ctx, admin, "p", "alice")
+		must(t, err)
+		if _, err := svc.EnsureAdminToken(ctx, alice); err == nil || !strings.Contains(err.Error(), "alice") {
+			t.Errorf("a project's token as LOGBOOK_ADMIN_TOKEN: %v, want an error", err)
+		}
+		if c, _ := svc.Authenticate(ctx, alice); c.Admin {
+			t.Errorf("alice's token became the admin's")
+		}
+	})
+}
+
+func errOf(_ string, err error) error { return err }
