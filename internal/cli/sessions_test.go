@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/logbookhq/logbook/internal/cli"
 	"github.com/logbookhq/logbook/internal/httpapi"
@@ -24,9 +24,24 @@ func TestSessionsCommands(t *testing.T) {
 	ctx := context.Background()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	svc := service.New(testdb.SQLite(t), service.Options{Logger: quiet})
+	// The service's background work runs as in logbook serve: it announces
+	// appends (session.appended) that came too soon after the last.
+	svcCtx, stopSvc := context.WithCancel(ctx)
+	svcDone := make(chan struct{})
+	go func() { svc.Run(svcCtx); close(svcDone) }()
+	defer func() { stopSvc(); <-svcDone }()
 	mux := http.NewServeMux()
 	httpapi.New(mux, svc, quiet, httpapi.Options{})
-	srv := httptest.NewServer(mux)
+	// following closes once an event stream is open: the server has then
+	// fixed where it starts, so what is written afterwards reaches it.
+	following := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/events" {
+			w = &onWriteHeader{ResponseWriter: w, do: func() { once.Do(func() { close(following) }) }}
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 	token, err := svc.CreateToken(ctx, service.Caller{Actor: "admin", Admin: true}, "demo", "alice")
 	if err != nil {
@@ -82,18 +97,29 @@ func TestSessionsCommands(t *testing.T) {
 		t.Errorf("claims --subject:\n%s", claims)
 	}
 
-	// tail prints events as they happen.
-	tailCtx, stop := context.WithTimeout(ctx, 3*time.Second)
+	// tail prints events as they happen, until it is stopped.
+	tailCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	var tailOut, tailErr bytes.Buffer
+	tailOut := &watchedBuffer{want: "session.appended", seen: make(chan struct{})}
+	var tailErr bytes.Buffer
 	done := make(chan int)
-	go func() { done <- cli.Run(tailCtx, env(&tailOut, &tailErr, vars), []string{"sessions", "tail"}) }()
-	time.Sleep(500 * time.Millisecond)
+	go func() { done <- cli.Run(tailCtx, env(tailOut, &tailErr, vars), []string{"sessions", "tail"}) }()
+	select {
+	case <-following:
+	case code := <-done:
+		t.Fatalf("sessions tail ended before it followed: exit %d: %s", code, tailErr.String())
+	}
 	_, _ = svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{{Kind: logbook.KindNote, Text: "later"}}})
+	select {
+	case <-tailOut.seen:
+		stop()
+	case <-done:
+		t.Fatalf("sessions tail ended before it printed the append: %s\n%s", tailErr.String(), tailOut.String())
+	}
 	if code := <-done; code != 0 {
 		t.Fatalf("sessions tail: exit %d: %s", code, tailErr.String())
 	}
-	if !strings.Contains(tailOut.String(), "session.appended") || strings.Contains(tailOut.String(), "session.started") {
+	if strings.Contains(tailOut.String(), "session.started") {
 		t.Errorf("sessions tail printed (want only what happened after it started):\n%s", tailOut.String())
 	}
 
@@ -101,4 +127,44 @@ func TestSessionsCommands(t *testing.T) {
 	if code := cli.Run(ctx, env(&stdout, &stderr, vars), []string{"sessions", "show", "no-such-id"}); code != 1 || !strings.Contains(stderr.String(), "404") {
 		t.Errorf("show of an unknown id: exit %d, %s", code, stderr.String())
 	}
+}
+
+// onWriteHeader calls do when the handler writes its status line.
+type onWriteHeader struct {
+	http.ResponseWriter
+	do func()
+}
+
+func (w *onWriteHeader) WriteHeader(status int) {
+	w.do()
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController flush the stream underneath.
+func (w *onWriteHeader) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// watchedBuffer collects what a command prints from another goroutine and
+// closes seen once it holds want.
+type watchedBuffer struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+}
+
+func (b *watchedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	had := strings.Contains(b.buf.String(), b.want)
+	n, err := b.buf.Write(p)
+	if !had && strings.Contains(b.buf.String(), b.want) {
+		close(b.seen)
+	}
+	return n, err
+}
+
+func (b *watchedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

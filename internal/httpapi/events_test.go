@@ -28,11 +28,18 @@ type sseEvent struct {
 	Type string
 }
 
-// follow reads SSE events from url until n arrive or the deadline passes.
-// It sends lastID as Last-Event-ID when it is not zero.
-func follow(t *testing.T, url, token string, lastID int64, n int, deadline time.Duration) []sseEvent {
+// followLimit bounds how long follow waits for its events: it ends a test
+// whose events never come, and is never reached by one that passes.
+const followLimit = time.Minute
+
+// follow reads SSE events from url until n arrive (or followLimit
+// passes). It sends lastID as Last-Event-ID when it is not zero, and closes
+// connected, when given, once the stream is open: the server has then
+// fixed where it resumes from, so whatever is written afterwards reaches
+// this follower.
+func follow(t *testing.T, url, token string, lastID int64, n int, connected chan<- struct{}) []sseEvent {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	ctx, cancel := context.WithTimeout(context.Background(), followLimit)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -46,6 +53,9 @@ func follow(t *testing.T, url, token string, lastID int64, n int, deadline time.
 	defer res.Body.Close()
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("following: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	if connected != nil {
+		close(connected)
 	}
 	var got []sseEvent
 	var cur sseEvent
@@ -84,23 +94,25 @@ func TestEventStreamResumes(t *testing.T) {
 		// event (appends are announced together, see logbook.AppendedEvery).
 		var wg sync.WaitGroup
 		wg.Add(1)
+		connected := make(chan struct{})
 		go func() {
 			defer wg.Done()
-			time.Sleep(200 * time.Millisecond)
+			<-connected
 			for i := range 10 {
 				c.do("POST", "/v1/claims", alice, map[string]any{"session_id": id, "subject": "src/f" + strconv.Itoa(i) + ".go"}).expect(t, 201)
 			}
 		}()
-		first := follow(t, c.url+"/v1/events?project=demo", alice, 0, 5, 10*time.Second)
+		first := follow(t, c.url+"/v1/events?project=demo", alice, 0, 5, connected)
 		wg.Wait()
 		if len(first) != 5 {
 			t.Fatalf("first connection got %d events", len(first))
 		}
 		// More happens while the follower is away.
 		c.do("POST", "/v1/sessions/"+id+"/end", alice, map[string]string{"outcome": "success"}).expect(t, 200)
-		rest := follow(t, c.url+"/v1/events?project=demo", alice, first[len(first)-1].ID, 100, 2*time.Second)
+		// started, progressed, 10 claims taken, 10 released, ended: 23, of
+		// which the first connection read 5.
+		rest := follow(t, c.url+"/v1/events?project=demo", alice, first[len(first)-1].ID, 23-len(first), nil)
 		all := append(first, rest...)
-		// started, progressed, 10 claims taken, 10 released, ended
 		if len(all) != 23 {
 			t.Fatalf("got %d events in all, want 23: %v", len(all), all)
 		}
@@ -112,7 +124,7 @@ func TestEventStreamResumes(t *testing.T) {
 		if all[0].Type != logbook.EventSessionStarted || all[22].Type != logbook.EventSessionEnded {
 			t.Errorf("first and last: %v, %v", all[0], all[22])
 		}
-		resumed := follow(t, c.url+"/v1/events?project=demo&after="+strconv.FormatInt(all[20].ID, 10), alice, 0, 2, 2*time.Second)
+		resumed := follow(t, c.url+"/v1/events?project=demo&after="+strconv.FormatInt(all[20].ID, 10), alice, 0, 2, nil)
 		if len(resumed) != 2 || resumed[0].ID != all[21].ID {
 			t.Errorf("?after= resume: %v", resumed)
 		}
@@ -159,8 +171,9 @@ func TestTwoReplicas(t *testing.T) {
 
 	// Events written through A reach a follower of B.
 	followed := make(chan []sseEvent)
-	go func() { followed <- follow(t, b.url+"/v1/events?project=demo", token, 0, 1, 10*time.Second) }()
-	time.Sleep(300 * time.Millisecond)
+	connected := make(chan struct{})
+	go func() { followed <- follow(t, b.url+"/v1/events?project=demo", token, 0, 1, connected) }()
+	<-connected
 	start := time.Now()
 
 	// The same harness session started through both at once: one session.

@@ -48,9 +48,9 @@ func (s *Service) OpenStream(token string) (release func(), err error) {
 // limiter enforces the per-token limits: a token bucket of requests and a
 // count of open event streams. Tokens are known by their hash, never by
 // their value. Buckets that have filled up again are forgotten, so memory
-// follows the tokens active in the last minute. It counts real time (not
-// the service's clock, which tests move): it measures how fast requests
-// come.
+// follows the tokens active in the last minute. It counts real time
+// (Options.RateClock, not the service's clock, which tests move): it
+// measures how fast requests come.
 type limiter struct {
 	rate       float64 // tokens added a second; <= 0: no rate limit
 	burst      float64
@@ -74,6 +74,9 @@ type bucket struct {
 func newLimiter(opts Options) *limiter {
 	l := &limiter{rate: opts.RateLimit, burst: float64(opts.RateBurst), maxStreams: opts.MaxStreams, now: time.Now,
 		buckets: map[string]*bucket{}, streams: map[string]int{}}
+	if opts.RateClock != nil {
+		l.now = opts.RateClock
+	}
 	if l.rate == 0 {
 		l.rate = DefaultRateLimit
 	}

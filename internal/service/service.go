@@ -49,6 +49,10 @@ type Options struct {
 	RateLimit  float64
 	RateBurst  int
 	MaxStreams int
+	// RateClock is the clock the rate limit measures how fast requests
+	// come by (default time.Now). It is apart from NowFunc, which tests
+	// move by hours; a test of the limit steps it instead of sleeping.
+	RateClock func() time.Time
 	// Committed, when set, is told the type of every event a transaction
 	// wrote, once it has committed (session.started, claim.taken, …): what
 	// /metrics counts.
