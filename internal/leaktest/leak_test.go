@@ -302,6 +302,19 @@ func sendREST(t *testing.T, w *world, all []secret, text string) {
 			t.Errorf("%s: a batch sent twice recorded %d then %d (duplicates %d), want 4 then 0 (4)", s.kind, first.Recorded, repeat.Recorded, repeat.Duplicates)
 		}
 
+		// Lists filtered by a name or a touched folder holding the secret.
+		for _, filter := range []string{"agent=" + url.QueryEscape(s.name()), "path=" + url.QueryEscape("src/"+s.carrier+"/")} {
+			var page struct {
+				Sessions []struct {
+					ID string `json:"id"`
+				} `json:"sessions"`
+			}
+			w.call(t, w.token, "GET", "/v1/sessions?subagents=true&"+filter, nil, &page)
+			if len(page.Sessions) != 1 || page.Sessions[0].ID != sess.ID {
+				t.Errorf("%s: sessions listed by %s: %+v, want %s", s.kind, strings.Split(filter, "=")[0], page.Sessions, sess.ID)
+			}
+		}
+
 		w.call(t, w.token, "PUT", base+"/plan", map[string]any{"steps": []map[string]string{{"text": text}, {"text": s.carrier, "status": "running"}}}, nil)
 		w.call(t, w.token, "PATCH", base+"/plan/1", map[string]string{"status": "done"}, nil)
 		w.call(t, w.token, "POST", base+"/goal", map[string]string{"goal": text}, nil)
