@@ -30,6 +30,7 @@ const (
 const classifyUsage = `usage:
   logbook classify [--json|--explain] [--policy FILE.json | --project P] 'COMMAND LINE'
   logbook classify [--json|--explain] [--policy FILE.json | --project P] -- PROGRAM ARGS...
+  logbook classify [--json|--explain] [--policy FILE.json | --project P] - < command.sh
   logbook classify --batch [--policy FILE.json] < commands.jsonl
   logbook classify --eval FILE.jsonl [--json]
 
@@ -54,6 +55,8 @@ policy may carry rules for a project's own programs (program, leading
 words, an argument pattern → class, with a reason); --explain shows which
 fired. --project uses a project's policy as the server holds it.
 
+- reads the command line from standard input (all of it, less the final
+newline), so a line full of quotes or a heredoc needs no shell quoting.
 --batch reads JSON lines {"command": "..."} on standard input and writes one
 verdict JSON per line, with the input command, for auditing command logs.
 --eval reads rows {"source", "command", "expect"} (expect is destructive,
@@ -138,7 +141,14 @@ func Classify(ctx context.Context, env Env, args []string) int {
 
 	line := rest[0]
 	dashdash := len(args) > len(rest) && args[len(args)-len(rest)-1] == "--"
-	if dashdash || len(rest) > 1 {
+	if line == "-" && len(rest) == 1 && !dashdash {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "logbook classify: reading the command from standard input: %v\n", err)
+			return classifyExitError
+		}
+		line = strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
+	} else if dashdash || len(rest) > 1 {
 		// An argument vector: quote each word so that parsing the line
 		// gives back the same words.
 		var err error

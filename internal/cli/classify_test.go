@@ -69,6 +69,23 @@ func TestClassifyExitCodes(t *testing.T) {
 	}
 }
 
+// TestClassifyStdin: 'logbook classify -' reads the command line from
+// standard input, quotes and newlines as they are.
+func TestClassifyStdin(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runClassify(t, "rm -rf \"/\"\n", "-")
+	if code != 4 || !strings.Contains(out, "destructive") {
+		t.Errorf("classify - with rm -rf \"/\" on stdin: exit %d, %q %q; want deny", code, out, errOut)
+	}
+	code, out, _ = runClassify(t, "cat <<'EOF'\nrm -rf /\nEOF\n", "--json", "-")
+	if code != 5 || !strings.Contains(out, `"decision":"defer"`) {
+		t.Errorf("classify - with a heredoc that only prints text: exit %d, %q; want defer", code, out)
+	}
+	if code, out, _ := runClassify(t, "", "--", "-"); code == 4 || strings.Contains(out, "destructive") {
+		t.Errorf("classify -- - classifies a program named -, not standard input: exit %d, %q", code, out)
+	}
+}
+
 func TestClassifyJSON(t *testing.T) {
 	t.Parallel()
 	code, out, _ := runClassify(t, "", "--json", "sudo rm -rf ~")

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/logbookhq/logbook/internal/buildinfo"
 	"github.com/logbookhq/logbook/internal/store"
 )
 
@@ -51,6 +52,7 @@ func commands() []command {
 		{"backup", "copy the SQLite database while it runs (PostgreSQL: prints pg_dump)", backup},
 		{"prune", "delete ended sessions older than a cutoff, in small batches", prune},
 		{"bench", "measure: realistic agent load, the raw engine, read paths", benchCmd},
+		{"version", "print logbook's version and the commit it was built from (also --version)", version},
 	}
 }
 
@@ -63,6 +65,9 @@ func Run(ctx context.Context, env Env, args []string) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return version(ctx, env, args[1:])
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(ctx, env, args[1:])
@@ -71,6 +76,20 @@ func Run(ctx context.Context, env Env, args []string) int {
 	fmt.Fprintf(env.Stderr, "logbook: unknown command %q\n\n", args[0])
 	usage(env.Stderr)
 	return 2
+}
+
+// version is `logbook version`: the module version and the commit the
+// binary was built from.
+func version(_ context.Context, env Env, args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintln(env.Stderr, "Usage: logbook version\n\nPrints logbook's module version and the commit it was built from.")
+		if args[0] == "-h" || args[0] == "--help" {
+			return 0
+		}
+		return 2
+	}
+	fmt.Fprintln(env.Stdout, "logbook "+buildinfo.Read().String())
+	return 0
 }
 
 func usage(w io.Writer) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/buildinfo"
 	"github.com/logbookhq/logbook/internal/cli"
 	"github.com/logbookhq/logbook/internal/store"
 	"github.com/logbookhq/logbook/internal/store/sqlitestore"
@@ -191,5 +192,19 @@ func TestHelp(t *testing.T) {
 	stderr.Reset()
 	if code := cli.Run(context.Background(), env(&stdout, &stderr, nil), []string{"serve", "--help"}); code != 0 || !strings.Contains(stderr.String(), "-addr") {
 		t.Errorf("serve --help: exit %d, %q", code, stderr.String())
+	}
+}
+
+// TestVersion: logbook version and --version print the module version the
+// binary was built as (and, from a checkout, its commit: see buildinfo).
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var stdout, stderr bytes.Buffer
+		if code := cli.Run(context.Background(), env(&stdout, &stderr, nil), args); code != 0 {
+			t.Fatalf("logbook %s: exit %d %s", args[0], code, stderr.String())
+		}
+		if want := "logbook " + buildinfo.Read().String() + "\n"; stdout.String() != want {
+			t.Errorf("logbook %s printed %q, want %q", args[0], stdout.String(), want)
+		}
 	}
 }

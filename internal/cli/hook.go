@@ -164,12 +164,20 @@ func hookFlush(ctx context.Context, env Env, args []string) int {
 	return 0
 }
 
+// hookInstallUsage is the help of logbook hook install and uninstall (the
+// command's name, then what it does).
+const hookInstallUsage = `Usage: %s claude [flags]
+
+Claude Code: %s logbook's hooks in .claude/settings.json of the project
+folder (--dir) or, with --user, of the user's (~/.claude/settings.json),
+leaving every other setting as it is. Codex CLI: see 'logbook hook codex
+--help'.
+
+Flags:
+`
+
 func hookInstall(env Env, verb string, args []string) int {
 	name := "logbook hook " + verb
-	if len(args) == 0 || args[0] != "claude" {
-		fmt.Fprintf(env.Stderr, "%s: say which harness: '%s claude' (Codex: see 'logbook hook codex --help')\n", name, name)
-		return 2
-	}
 	fs := flag.NewFlagSet(name+" claude", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	dir := fs.String("dir", ".", "the project folder whose .claude/settings.json to edit")
@@ -177,6 +185,23 @@ func hookInstall(env Env, verb string, args []string) int {
 	guard := new(bool)
 	if verb == "install" {
 		guard = fs.Bool("guard-claims", false, "make the hook deny edits of paths another active session has claimed")
+	}
+	usage := func(w io.Writer) {
+		does := map[string]string{"install": "sets", "uninstall": "removes"}[verb]
+		fmt.Fprintf(w, hookInstallUsage, name, does)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(env.Stderr)
+	}
+	fs.Usage = func() { usage(env.Stderr) }
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help"):
+		usage(env.Stdout) // asked for: the answer, on standard output
+		return 0
+	case len(args) == 0 || args[0] != "claude":
+		fmt.Fprintf(env.Stderr, "%s: say which harness: '%s claude' (Codex: see 'logbook hook codex --help')\n\n", name, name)
+		fs.Usage()
+		return 2
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return parseExit(err)

@@ -93,4 +93,12 @@ func TestHookInstallCLI(t *testing.T) {
 	if code, stdout, _ := runHook(t, "", vars, "--help"); code != 0 || !strings.Contains(stdout, "logbook hook claude") {
 		t.Errorf("--help: exit %d, %q", code, stdout)
 	}
+	// install and uninstall answer --help with their own help, not a
+	// complaint about the missing harness.
+	for _, verb := range []string{"install", "uninstall"} {
+		code, stdout, stderr := runHook(t, "", vars, verb, "--help")
+		if code != 0 || !strings.Contains(stdout, "Usage: logbook hook "+verb+" claude") || !strings.Contains(stdout, "-dir") || strings.Contains(stderr, "say which harness") {
+			t.Errorf("hook %s --help: exit %d, stdout %q, stderr %q; want its help", verb, code, stdout, stderr)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/logbookhq/logbook/internal/buildinfo"
 	"github.com/logbookhq/logbook/internal/ledger"
 )
 
@@ -34,7 +35,7 @@ type argument struct{ name, description string }
 // ledger ledgerFor gives for each call (the service itself when inProcess).
 func newServer(ledgerFor func(*sdk.CallToolRequest) (ledger.Ledger, error), inProcess bool, log *slog.Logger) *sdk.Server {
 	log = orDiscard(log)
-	s := sdk.NewServer(&sdk.Implementation{Name: "logbook", Title: "logbook"},
+	s := sdk.NewServer(&sdk.Implementation{Name: "logbook", Title: "logbook", Version: buildinfo.Read().Version},
 		&sdk.ServerOptions{Instructions: instructions, Logger: log})
 	ts := &toolset{ledgerFor: ledgerFor, inProcess: inProcess, log: log, required: map[string][]argument{}}
 	ts.register(s)

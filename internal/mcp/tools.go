@@ -109,7 +109,7 @@ func (r ref) ptr() *string {
 }
 
 type startInput struct {
-	Project          string `json:"project,omitempty" jsonschema:"the project; leave out for your token's project"`
+	Project          string `json:"project,omitempty" jsonschema:"the project; leave out for the default one (logbook mcp --project) or your token's"`
 	Harness          string `json:"harness,omitempty" jsonschema:"what runs you: claude-code, codex, or your own agent's name"`
 	HarnessSessionID string `json:"harness_session_id,omitempty" jsonschema:"your harness's own id for this run; starting again with the same harness and id returns the same session"`
 	ParentID         string `json:"parent_id,omitempty" jsonschema:"for a subagent: the logbook id of the session that started it"`
@@ -234,7 +234,7 @@ func plan(ctx context.Context, l ledger.Ledger, in planInput) (planAnswer, error
 
 type classifyInput struct {
 	Command string `json:"command" jsonschema:"the shell command line, exactly as it would run"`
-	Project string `json:"project,omitempty" jsonschema:"the project whose policy decides; leave out for your token's project"`
+	Project string `json:"project,omitempty" jsonschema:"the project whose policy decides; leave out for the default one (logbook mcp --project) or your token's"`
 }
 
 func classifyCommand(ctx context.Context, l ledger.Ledger, in classifyInput) (classify.Verdict, error) {
@@ -273,7 +273,7 @@ func completeTask(ctx context.Context, l ledger.Ledger, in completeInput) (logbo
 }
 
 type listInput struct {
-	Project string `json:"project,omitempty" jsonschema:"the project; leave out for your token's project"`
+	Project string `json:"project,omitempty" jsonschema:"the project; leave out for the default one (logbook mcp --project) or your token's"`
 	State   string `json:"state,omitempty" jsonschema:"active, idle or ended"`
 	Outcome string `json:"outcome,omitempty" jsonschema:"success, partial or failed"`
 	Blocker string `json:"blocker,omitempty" jsonschema:"approval_timeout, user_abandoned, classifier_overreach, model_refusal, tool_error, rate_limited, context_exhausted or unknown"`

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/logbookhq/logbook/internal/classify"
 	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
@@ -126,4 +127,43 @@ func writeProblem(w http.ResponseWriter, status int, title, detail string) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{"type": "about:blank", "title": title, "status": status, "detail": detail})
+}
+
+// WithProject returns l with project as the default project of the tools
+// that take one (start_session, classify_command, list_sessions): an
+// agent that names none acts in it, rather than in its token's project
+// (an admin token has none). logbook mcp --project (LOGBOOK_PROJECT)
+// sets it.
+func WithProject(l ledger.Ledger, project string) ledger.Ledger {
+	if project == "" {
+		return l
+	}
+	return defaultProject{l, project}
+}
+
+// defaultProject fills in the project of the calls the tools make with one.
+type defaultProject struct {
+	ledger.Ledger
+	project string
+}
+
+func (d defaultProject) or(named string) string {
+	if named == "" {
+		return d.project
+	}
+	return named
+}
+
+func (d defaultProject) StartSession(ctx context.Context, p ledger.StartParams) (logbook.Session, bool, error) {
+	p.Project = d.or(p.Project)
+	return d.Ledger.StartSession(ctx, p)
+}
+
+func (d defaultProject) ListSessions(ctx context.Context, p ledger.ListParams) (ledger.SessionPage, error) {
+	p.Project = d.or(p.Project)
+	return d.Ledger.ListSessions(ctx, p)
+}
+
+func (d defaultProject) Classify(ctx context.Context, project, command string) (classify.Verdict, error) {
+	return d.Ledger.Classify(ctx, d.or(project), command)
 }
