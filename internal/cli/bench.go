@@ -142,7 +142,7 @@ Flags:
 			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 			return 1
 		}
-		srv := &http.Server{Handler: counted.Wrap(mux)}
+		srv := newHTTPServer(counted.Wrap(mux), serverLimits{Header: defaultHeaderTimeout, Body: defaultBodyTimeout, Idle: defaultIdleTimeout})
 		go srv.Serve(listener)
 		defer srv.Close()
 		cfg.Server = "http://" + listener.Addr().String()

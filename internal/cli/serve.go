@@ -37,6 +37,9 @@ func serve(ctx context.Context, env Env, args []string) int {
 	burst := fs.Int("rate-burst", service.DefaultRateBurst, "requests one token may make at once after a quiet spell")
 	streams := fs.Int("max-streams", service.DefaultMaxStreams, "event streams one token may hold open at once (/v1/events and /ui/events together)")
 	publicURL := fs.String("public-url", "", "the https:// address browsers reach the server at, behind a TLS-terminating proxy: the web UI's cookies are then Secure (env LOGBOOK_PUBLIC_URL)")
+	headerTimeout := fs.Duration("header-timeout", defaultHeaderTimeout, "a request's headers must arrive within this")
+	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "a request's body must arrive within this once the server reads it (a slower one gets 408)")
+	idleTimeout := fs.Duration("idle-timeout", defaultIdleTimeout, "a kept-alive connection without a request is closed after this")
 	authCache := fs.Duration("auth-cache", 2*time.Second, "how long a token's lookup is remembered (a revoked token works at most this long after, and its event streams end within it; 0: look up every request)")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
@@ -88,7 +91,7 @@ Flags:
 		fmt.Fprintf(env.Stderr, "logbook: cannot listen on %s: %v (is another logbook running? choose one with --addr)\n", *addr, err)
 		return 1
 	}
-	server := &http.Server{Handler: counted.Wrap(mux), ReadHeaderTimeout: 10 * time.Second}
+	server := newHTTPServer(counted.Wrap(mux), serverLimits{Header: *headerTimeout, Body: *bodyTimeout, Idle: *idleTimeout})
 	fmt.Fprintf(env.Stdout, "logbook listening on http://%s, database %s\n", listener.Addr(), describeDB(dbValue))
 	if public != nil {
 		fmt.Fprintf(env.Stdout, "browsers reach it at %s\n", public)

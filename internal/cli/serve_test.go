@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/cli"
 )
@@ -145,4 +149,117 @@ func TestServeLimitsEverySurface(t *testing.T) {
 			t.Errorf("a third stream at %s: %d, Retry-After %q; want 429 with Retry-After", path, status, retry)
 		}
 	}
+}
+
+// closedWithin reports whether the server closes conn within limit: a read
+// that ends (EOF, reset) rather than running into the test's own deadline.
+// What the server wrote before closing is returned.
+func closedWithin(conn net.Conn, limit time.Duration) (closed bool, got string) {
+	_ = conn.SetReadDeadline(time.Now().Add(limit))
+	var read []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := conn.Read(buf)
+		read = append(read, buf[:n]...)
+		if err != nil {
+			var netErr net.Error
+			return !(errors.As(err, &netErr) && netErr.Timeout()), string(read)
+		}
+	}
+}
+
+// TestServeTimeouts runs serve with short timeouts and real connections: a
+// connection that sends no request, a kept-alive one left idle and a body
+// sent too slowly are closed (the body answered 408); an event stream stays
+// open past every one of them and still delivers.
+func TestServeTimeouts(t *testing.T) {
+	t.Parallel()
+	url := serveFor(t, "--header-timeout", "1s", "--body-timeout", "1s", "--idle-timeout", "1s")
+	addr := strings.TrimPrefix(url, "http://")
+	alice := makeToken(t, url, "alice")
+	// The bound is generous: the server's timeouts are 1 s.
+	const generous = 20 * time.Second
+	dial := func() net.Conn {
+		t.Helper()
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+
+	t.Run("NoRequest", func(t *testing.T) {
+		t.Parallel()
+		if closed, _ := closedWithin(dial(), generous); !closed {
+			t.Errorf("a connection that sent nothing was still open after %v", generous)
+		}
+	})
+	t.Run("Idle", func(t *testing.T) {
+		t.Parallel()
+		conn := dial()
+		fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+		closed, got := closedWithin(conn, generous)
+		if !strings.HasPrefix(got, "HTTP/1.1 200") {
+			t.Fatalf("healthz answered %q", got)
+		}
+		if !closed {
+			t.Errorf("an idle kept-alive connection was still open after %v", generous)
+		}
+	})
+	t.Run("SlowBody", func(t *testing.T) {
+		t.Parallel()
+		conn := dial()
+		fmt.Fprintf(conn, "POST /v1/sessions HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{", addr, alice)
+		closed, got := closedWithin(conn, generous)
+		if !strings.HasPrefix(got, "HTTP/1.1 408") || !strings.Contains(got, "did not arrive in time") {
+			t.Errorf("a stalled body got %q, want 408 saying the timeout", got)
+		}
+		if !closed {
+			t.Errorf("the connection of a stalled body was still open after %v", generous)
+		}
+	})
+	t.Run("LargeBodyInTime", func(t *testing.T) {
+		t.Parallel()
+		// Over the size where bodies wait for room in the budget.
+		batch := `{"entries":[{"kind":"note","text":"` + strings.Repeat("x", 60000) + `"}` +
+			strings.Repeat(`,{"kind":"note","text":"`+strings.Repeat("y", 60000)+`"}`, 20) + `]}`
+		res, body := request(t, "POST", url+"/v1/sessions", alice, "application/json", `{"project":"demo"}`)
+		var sess struct{ ID string }
+		if res.StatusCode != 201 || json.Unmarshal([]byte(body), &sess) != nil {
+			t.Fatalf("start: %d %s", res.StatusCode, body)
+		}
+		if res, body := request(t, "POST", url+"/v1/sessions/"+sess.ID+"/entries", alice, "application/json", batch); res.StatusCode != 200 {
+			t.Errorf("a %d-byte batch: %d %.300s", len(batch), res.StatusCode, body)
+		}
+	})
+	t.Run("EventStreamOutlivesThem", func(t *testing.T) {
+		t.Parallel()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", url+"/v1/events?project=demo&after=latest", nil)
+		req.Header.Set("Authorization", "Bearer "+alice)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("opening the stream: %v %v", res, err)
+		}
+		defer res.Body.Close()
+		lines := bufio.NewReader(res.Body)
+		if _, err := lines.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2500 * time.Millisecond) // past the header, body and idle timeouts
+		if res, body := request(t, "POST", url+"/v1/sessions", alice, "application/json", `{"project":"demo","title":"after the timeouts"}`); res.StatusCode != 201 {
+			t.Fatalf("start: %d %s", res.StatusCode, body)
+		}
+		for {
+			line, err := lines.ReadString('\n')
+			if err != nil {
+				t.Fatalf("the stream ended after the timeouts: %v", err)
+			}
+			if strings.Contains(line, "after the timeouts") {
+				return
+			}
+		}
+	})
 }

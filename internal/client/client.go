@@ -28,7 +28,8 @@ type Client struct {
 	BaseURL string
 	// Token is the bearer token sent with every request.
 	Token string
-	// HTTP is the client used (default: one with a 30 s timeout).
+	// HTTP is the client used (default: one with a 30 s timeout, which
+	// keeps an idle connection 30 s).
 	HTTP *http.Client
 	// Requester, when set, sends every request instead of HTTP (a load
 	// generator's own connection, say); BaseURL and Token are then its
@@ -40,9 +41,16 @@ type Client struct {
 	RetryPause time.Duration
 }
 
+// idleConnTimeout is how long a client keeps an idle connection: less
+// than the server's idle timeout (60 s), so that it never sends a request
+// on a connection the server is closing.
+const idleConnTimeout = 30 * time.Second
+
 // New returns a client for the server at baseURL with token.
 func New(baseURL, token string) *Client {
-	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.IdleConnTimeout = idleConnTimeout
+	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Token: token, HTTP: &http.Client{Timeout: 30 * time.Second, Transport: transport}}
 }
 
 // Problem is an error the server answered with: an RFC 9457 problem

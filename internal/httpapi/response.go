@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strconv"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -70,6 +71,11 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	case errors.As(err, &tooBig):
 		writeProblem(w, http.StatusRequestEntityTooLarge, "Request too large",
 			fmt.Sprintf("the body is over %d bytes; send fewer entries per batch", tooBig.Limit), "")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The body came too slowly (serve's --body-timeout); nothing of it
+		// was used.
+		writeProblem(w, http.StatusRequestTimeout, "Request timeout",
+			"the request body did not arrive in time; send it again, faster or in smaller batches", "")
 	case errors.Is(err, logbook.ErrInvalid):
 		writeErrorProblem(w, err, http.StatusBadRequest, "Invalid request", err.Error(), "")
 	case errors.Is(err, logbook.ErrUnauthorized):

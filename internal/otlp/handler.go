@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -139,6 +140,8 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, error) {
 	switch {
 	case errors.As(err, &tooBig):
 		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("the body is over %d bytes; export smaller batches", MaxBodyBytes)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, http.StatusRequestTimeout, errors.New("the body did not arrive in time; export smaller batches")
 	case err != nil:
 		return nil, http.StatusBadRequest, fmt.Errorf("cannot read the body: %w", err)
 	case len(data) > MaxDecodedBytes:

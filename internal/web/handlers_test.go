@@ -105,6 +105,16 @@ func TestSignInAndOut(t *testing.T) {
 		expectHas(t, r.body, "not known or was revoked")
 	})
 
+	t.Run("OversizedForm", func(t *testing.T) {
+		// The server reads 64 KiB of a form at most (net/http would read
+		// 10 MB): a valid token past them is not seen.
+		page := b.get(t, c, "/sign-in", 200)
+		r := b.post(t, c, "/sign-in", url.Values{"csrf": {csrfOf(t, page.body)}, "padding": {strings.Repeat("x", 100<<10)}, "token": {b.aliceToken}})
+		if r.status == http.StatusSeeOther || r.cookie("logbook_token") != nil {
+			t.Errorf("a 100 KiB form signed in: %d", r.status)
+		}
+	})
+
 	t.Run("SignIn", func(t *testing.T) {
 		page := b.get(t, c, "/sign-in", 200)
 		r := b.post(t, c, "/sign-in", url.Values{"csrf": {csrfOf(t, page.body)}, "token": {" " + b.aliceToken + "\n"}, "next": {"/sessions?state=active"}})

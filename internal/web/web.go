@@ -70,7 +70,7 @@ func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Option
 
 	page := func(pattern string, fn http.HandlerFunc) { mux.Handle(pattern, secured(fn)) }
 	post := func(pattern string, fn http.HandlerFunc) {
-		mux.Handle(pattern, secured(http.NewCrossOriginProtection().Handler(fn)))
+		mux.Handle(pattern, secured(http.NewCrossOriginProtection().Handler(limitForm(fn))))
 	}
 	page("GET /{$}", h.signedIn(h.showDashboard))
 	page("GET /sign-in", h.showSignIn)
@@ -81,6 +81,18 @@ func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Option
 	page("GET /sessions/{id}/entries", h.signedIn(h.sessionEntries))
 	page("GET /ui/events", h.signedIn(h.events))
 	mux.Handle("GET /static/", secured(http.StripPrefix("/static/", h.assets)))
+}
+
+// maxForm is how many bytes a form may send: the sign-in form's token and
+// CSRF fields take a few hundred. (net/http would read 10 MB.)
+const maxForm = 64 << 10
+
+// limitForm refuses a form body over maxForm: its fields read as empty.
+func limitForm(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+		next(w, r)
+	}
 }
 
 // mustParseViews parses each view with the layout and the shared partials.
