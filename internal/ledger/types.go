@@ -221,6 +221,8 @@ type StatsParams struct {
 	Since   time.Time // default: 30 days ago
 	By      logbook.StatsBy
 	Then    logbook.StatsBy // optional second grouping within By, e.g. by day then outcome
+	// Zone is where days begin and end, for grouping by day; nil is UTC.
+	Zone *time.Location
 }
 
 // StatsAnswer is the answer of GET /v1/stats.

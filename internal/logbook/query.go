@@ -2,6 +2,7 @@ package logbook
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -83,25 +84,30 @@ func (s SessionSort) Valid() bool {
 // StatsBy is what session statistics are grouped by.
 type StatsBy string
 
-// Groupings.
+// Groupings. A day is a calendar day in the time zone the request names,
+// UTC unless it names one.
 const (
 	ByOutcome StatsBy = "outcome"
 	ByBlocker StatsBy = "blocker"
 	ByHarness StatsBy = "harness"
 	ByAgent   StatsBy = "agent"
+	ByActor   StatsBy = "actor"
+	ByModel   StatsBy = "model"
 	ByDay     StatsBy = "day"
 )
 
+// StatsGroupings lists every grouping, for messages and documentation.
+var StatsGroupings = []StatsBy{ByOutcome, ByBlocker, ByHarness, ByAgent, ByActor, ByModel, ByDay}
+
 // Valid reports whether b is a known grouping.
 func (b StatsBy) Valid() bool {
-	switch b {
-	case ByOutcome, ByBlocker, ByHarness, ByAgent, ByDay:
-		return true
-	}
-	return false
+	return slices.Contains(StatsGroupings, b)
 }
 
-// StatsRow is one group of session statistics.
+// StatsRow is one group of session statistics: the sessions started in
+// the window that fall in the group, and their sums. A session's duration
+// is closed_at − started_at once it ended, now − started_at while it runs,
+// in whole seconds (never below zero).
 type StatsRow struct {
 	Key             string `json:"key"`
 	Then            string `json:"then,omitempty"` // the second grouping's value, when there is one

@@ -191,10 +191,12 @@ func priorReason(sess, old logbook.Session) (string, float64) {
 	return "", score
 }
 
-// Stats counts a project's sessions started since a time, with their total
-// durations, tokens and tool calls, grouped by outcome, blocker, harness,
-// agent or day, and optionally within that by a second grouping (outcomes
-// per day: By day, Then outcome) — one query either way.
+// Stats counts a project's sessions (subagents too) started since a time,
+// with their total durations, tokens and tool calls, grouped by outcome,
+// blocker, harness, agent, actor, model or day, and optionally within that
+// by a second grouping (outcomes per day: By day, Then outcome). Days are
+// UTC unless p.Zone names another zone. It reads rollups the writes keep,
+// so its time does not grow with the sessions in the window.
 func (s *Service) Stats(ctx context.Context, c Caller, p StatsParams) ([]logbook.StatsRow, error) {
 	project, err := c.projectFor(p.Project)
 	if err != nil {
@@ -204,16 +206,16 @@ func (s *Service) Stats(ctx context.Context, c Caller, p StatsParams) ([]logbook
 		p.By = logbook.ByOutcome
 	}
 	if !p.By.Valid() {
-		return nil, logbook.Invalid("by", "%q is not a grouping; use outcome, blocker, harness, agent or day", p.By)
+		return nil, logbook.Invalid("by", "%q is not a grouping; use one of %v", p.By, logbook.StatsGroupings)
 	}
 	if p.Then != "" && (!p.Then.Valid() || p.Then == p.By) {
-		return nil, logbook.Invalid("then", "%q is not a second grouping; use another of outcome, blocker, harness, agent or day", p.Then)
+		return nil, logbook.Invalid("then", "%q is not a second grouping; use another of %v", p.Then, logbook.StatsGroupings)
 	}
 	now := s.now()
 	if p.Since.IsZero() {
 		p.Since = now.AddDate(0, 0, -30)
 	}
-	return s.store.SessionStats(ctx, store.SessionStatsParams{Project: project, Since: p.Since, By: p.By, Then: p.Then, Now: now})
+	return s.store.SessionStats(ctx, store.SessionStatsParams{Project: project, Since: p.Since, By: p.By, Then: p.Then, Now: now, Zone: p.Zone})
 }
 
 // ToolCalls lists tool calls paired with their results by tool_call_id,

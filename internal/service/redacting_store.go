@@ -52,6 +52,15 @@ func (r *redactingStore) Listen(ctx context.Context, wake func()) error {
 	return r.st.Listen(ctx, wake)
 }
 
+// The statistics backfill takes and gives no text: nothing to redact.
+func (r *redactingStore) StatsPending(ctx context.Context) (int64, error) {
+	return r.st.StatsPending(ctx)
+}
+func (r *redactingStore) StatsRebuild(ctx context.Context) error { return r.st.StatsRebuild(ctx) }
+func (r *redactingStore) StatsBackfill(ctx context.Context, limit int) (int, bool, error) {
+	return r.st.StatsBackfill(ctx, limit)
+}
+
 // redactingTx is a transaction of a redactingStore.
 type redactingTx struct {
 	redacting

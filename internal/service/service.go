@@ -107,9 +107,11 @@ func New(st store.Store, opts Options) *Service {
 }
 
 // Run starts the service's background work and blocks until ctx ends:
-// announcing appended entries every logbook.AppendedEvery (see announce)
-// and, on a single-writer engine (SQLite), the group committer that
-// coalesces concurrent writes into shared transactions. Without Run every
+// announcing appended entries every logbook.AppendedEvery (see announce),
+// counting the sessions a migration left uncounted into the statistics'
+// rollups (BackfillStats) and, on a single-writer engine (SQLite), the
+// group committer that coalesces concurrent writes into shared
+// transactions. Without Run every
 // write is a transaction of its own, which is correct but slower, and
 // entries appended within AppendedEvery of a session's last
 // session.appended wait for its next append or its end to be announced.
@@ -120,6 +122,12 @@ func (s *Service) Run(ctx context.Context) {
 		s.announceEvery(ctx, logbook.AppendedEvery)
 	}()
 	defer func() { <-announced }()
+	backfilled := make(chan struct{})
+	go func() {
+		defer close(backfilled)
+		s.backfillStats(ctx)
+	}()
+	defer func() { <-backfilled }()
 	if !s.store.SingleWriter() {
 		<-ctx.Done()
 		return

@@ -65,6 +65,22 @@ type Store interface {
 	// where one process writes, it returns at once.
 	Listen(ctx context.Context, wake func()) error
 
+	// StatsPending says how many sessions the statistics' rollups do not
+	// count yet: those a backfill has still to count after a migration
+	// made the rollups (0 once it finished).
+	StatsPending(ctx context.Context) (int64, error)
+	// StatsBackfill counts up to limit more sessions into the rollups, in
+	// one transaction of its own, and says how many it counted and whether
+	// every session is counted now. It holds the writer only for that
+	// transaction; other writes go on between calls, and keep the rollups
+	// right for the sessions counted so far. Until the backfill finishes,
+	// SessionStats counts from the sessions themselves (slower, as exact).
+	StatsBackfill(ctx context.Context, limit int) (counted int, finished bool, err error)
+	// StatsRebuild empties the rollups, so that StatsBackfill counts every
+	// session again. No other process may write meanwhile: one that saw
+	// the backfill finished would count its changes twice.
+	StatsRebuild(ctx context.Context) error
+
 	// Close releases the database.
 	Close() error
 }
@@ -120,7 +136,10 @@ type Executor interface {
 	// SessionUpdate writes the mutable fields of s (all but id, project,
 	// actor, harness, harness session id and started_at): those that differ
 	// from was, the same session as read earlier in this transaction, or
-	// every one when was is nil. ErrNotFound when s.ID does not exist.
+	// every one when was is nil. ErrNotFound when s.ID does not exist. The
+	// statistics' rollups take the difference: was must hold the fields
+	// they count (outcome, blocker, agent, model, status, closed_at,
+	// tokens, tool calls) as stored.
 	SessionUpdate(ctx context.Context, s, was *logbook.Session) error
 	// SessionMarkSeen moves an active session's last_seen_at forward to at
 	// (never back). Ended sessions are left alone.
@@ -133,9 +152,15 @@ type Executor interface {
 	// SessionListPrior lists a project's sessions that ended partial or
 	// failed at or after Since, newest first, for goal memory.
 	SessionListPrior(ctx context.Context, p SessionListPriorParams) ([]logbook.Session, error)
-	// SessionStats groups a project's sessions started at or after Since.
-	// Token sums saturate at math.MaxInt64 rather than fail or wrap; they
-	// are exact below 2^53.
+	// SessionStats groups a project's sessions (subagents too) started at
+	// or after Since, by p.By and within it by p.Then, ordered by those
+	// keys (bytes; dates as YYYY-MM-DD in p.Zone). It reads the rollups the
+	// writes keep (see StatsBackfill) and the sessions of the parts of the
+	// window they cannot split: the hour Since falls in, an hour a day of
+	// p.Zone starts inside, the first day of two groupings neither of
+	// which is the day. Its answer is the one a count of every session
+	// gives. Token sums saturate at math.MaxInt64 rather than fail or
+	// wrap.
 	SessionStats(ctx context.Context, p SessionStatsParams) ([]logbook.StatsRow, error)
 	// SessionListChildren lists the direct subagents of a session, oldest first.
 	SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error)
@@ -341,7 +366,10 @@ type SessionStatsParams struct {
 	Since   time.Time
 	By      logbook.StatsBy
 	Then    logbook.StatsBy // optional second grouping, e.g. outcomes per day
-	Now     time.Time
+	// Now is the instant the durations of sessions still running run to.
+	Now time.Time
+	// Zone is where a day begins and ends for ByDay; nil is UTC.
+	Zone *time.Location
 }
 
 // ClaimListParams selects active claims of a project. Subject, when set,

@@ -80,6 +80,15 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		NotifySQL:           `SELECT pg_notify('` + NotifyChannel + `', $1)`,
 		Unavailable:         unavailable,
 		NoBackup:            ErrBackup,
+		// A connection runs one transaction at a time, so transactions
+		// that run side by side add to different rollup rows unless their
+		// connections' process ids agree modulo 16.
+		StatsShardSQL: `pg_backend_pid() % 16`,
+		// SHARE mode lets sessions be read and locked FOR UPDATE, not
+		// changed. Waiting for it holds back the writers queued behind, so
+		// the backfill waits at most 200 ms and tries again later.
+		StatsBackfillLockSQL: []string{`SET LOCAL lock_timeout = '200ms'`, `LOCK TABLE sessions IN SHARE MODE`},
+		IsLockTimeout:        isLockTimeout,
 	})
 	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
 	return st, nil
@@ -121,6 +130,12 @@ func unavailable(err error) (reason string, ok bool) {
 func isInvalidText(err error) bool {
 	var e *pgconn.PgError
 	return errors.As(err, &e) && (e.Code == "22021" || e.Code == "22P05")
+}
+
+// isLockTimeout: 55P03 lock_not_available (lock_timeout ran out).
+func isLockTimeout(err error) bool {
+	var e *pgconn.PgError
+	return errors.As(err, &e) && e.Code == "55P03"
 }
 
 func isUniqueViolation(err error) bool {

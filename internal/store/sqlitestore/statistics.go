@@ -43,12 +43,21 @@ func refreshStatistics(ctx context.Context, db *sql.DB, maxCounted int64) error 
 	scaled := false
 	for _, table := range tables {
 		quoted := quoteName(table)
-		var size int64
-		// Two subqueries: SQLite finds a lone max() or min() at an end of
-		// the table, but scans the table for both in one.
-		err := db.QueryRowContext(ctx, `SELECT coalesce((SELECT max(rowid) FROM `+quoted+`) - (SELECT min(rowid) FROM `+quoted+`) + 1, 0)`).Scan(&size)
+		// A table without rowids (the statistics' rollups, small) is
+		// analyzed.
+		var withoutRowid bool
+		err := db.QueryRowContext(ctx, `SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?`, table).Scan(&withoutRowid)
 		if err != nil {
-			return fmt.Errorf("error estimating the size of table %s: %w", table, err)
+			return fmt.Errorf("error reading the kind of table %s: %w", table, err)
+		}
+		var size int64
+		if !withoutRowid {
+			// Two subqueries: SQLite finds a lone max() or min() at an end
+			// of the table, but scans the table for both in one.
+			err = db.QueryRowContext(ctx, `SELECT coalesce((SELECT max(rowid) FROM `+quoted+`) - (SELECT min(rowid) FROM `+quoted+`) + 1, 0)`).Scan(&size)
+			if err != nil {
+				return fmt.Errorf("error estimating the size of table %s: %w", table, err)
+			}
 		}
 		if size > maxCounted {
 			done, err := scaleStatistics(ctx, db, table, size)

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -137,8 +138,11 @@ func (e executor) SkillList(ctx context.Context, rootID string) ([]string, error
 		(SELECT $1 UNION ALL SELECT id FROM sessions WHERE root_id = $1 AND root_id <> '') ORDER BY text`, rootID)
 }
 
-func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]int64, error) {
-	defer e.changingSessions()()
+func (e executor) SessionDeleteTree(ctx context.Context, id string) (deleted map[string]int64, err error) {
+	if e.tx == nil { // the rollups change with the sessions, in one transaction
+		err = e.root.inTx(ctx, func(e executor) error { deleted, err = e.SessionDeleteTree(ctx, id); return err })
+		return deleted, err
+	}
 	// The tree: the session and every descendant (subagents keep their
 	// root's id in root_id, but a subtree below a subagent is found by
 	// walking parent_id).
@@ -161,7 +165,7 @@ func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]
 	for _, sid := range tree {
 		e.txRows.forget(sid)
 	}
-	deleted := map[string]int64{}
+	deleted = map[string]int64{}
 	for _, table := range []string{"entries", "plan_steps", "claims", "touches", "links", "events", "task_sessions"} {
 		for _, sid := range tree {
 			res, err := e.exec(ctx, `DELETE FROM `+table+` WHERE session_id = $1`, sid)
@@ -173,12 +177,15 @@ func (e executor) SessionDeleteTree(ctx context.Context, id string) (map[string]
 		}
 	}
 	for i := len(tree) - 1; i >= 0; i-- { // children before parents
-		res, err := e.exec(ctx, `DELETE FROM sessions WHERE id = $1`, tree[i])
+		f, err := scanStatsFacts(e.queryRow(ctx, `DELETE FROM sessions WHERE id = $1 RETURNING `+statsColumns, tree[i]))
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
 		if err != nil {
 			return nil, e.interpretError(err, "deleting session")
 		}
-		n, _ := res.RowsAffected()
-		deleted["sessions"] += n
+		e.stats.change(&f, nil)
+		deleted["sessions"]++
 	}
 	if deleted["sessions"] == 0 {
 		return nil, e.interpretError(sql.ErrNoRows, "deleting session")

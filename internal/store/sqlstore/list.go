@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -221,80 +220,4 @@ func (e executor) SessionListPrior(ctx context.Context, p store.SessionListPrior
 		return nil, e.interpretError(err, "listing prior sessions")
 	}
 	return e.collectSessions(rows, "listing prior sessions")
-}
-
-func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) ([]logbook.StatsRow, error) {
-	groups, selected := statsKey(p.By), statsKey(p.By)+", ''"
-	if p.Then != "" {
-		groups = statsKey(p.By) + ", " + statsKey(p.Then)
-		selected = groups
-	}
-	q := &query{}
-	now := q.arg(micros(p.Now))
-	// Token counts are summed as doubles, which cannot overflow (SQLite's
-	// SUM of integers fails past 2^63-1, PostgreSQL's would not fit an
-	// int64), and saturate at math.MaxInt64 when read; below 2^53 they
-	// are exact.
-	stmt := `SELECT ` + selected + `, COUNT(*), COALESCE(SUM(` + durationExpr(now) + `), 0),
-		COALESCE(SUM(CAST(s.input_tokens AS DOUBLE PRECISION)), 0), COALESCE(SUM(CAST(s.output_tokens AS DOUBLE PRECISION)), 0),
-		COALESCE(SUM(s.tool_call_count), 0)
-		FROM sessions s WHERE s.project = ` + q.arg(p.Project) + ` AND s.started_at >= ` + q.arg(micros(p.Since)) + `
-		GROUP BY ` + groups + ` ORDER BY ` + groups
-	rows, err := e.query(ctx, stmt, q.args...)
-	if err != nil {
-		return nil, e.interpretError(err, "computing stats")
-	}
-	defer rows.Close()
-	out := []logbook.StatsRow{}
-	for rows.Next() {
-		var r logbook.StatsRow
-		var k, sub any
-		var inTokens, outTokens float64
-		if err := rows.Scan(&k, &sub, &r.Sessions, &r.DurationSeconds, &inTokens, &outTokens, &r.ToolCalls); err != nil {
-			return nil, e.interpretError(err, "computing stats")
-		}
-		r.Key, r.Then = statsValue(k), statsValue(sub)
-		r.InputTokens, r.OutputTokens = saturate(inTokens), saturate(outTokens)
-		out = append(out, r)
-	}
-	return out, e.interpretError(rows.Err(), "computing stats")
-}
-
-// saturate converts a sum to an int64, math.MaxInt64 when it is larger.
-func saturate(sum float64) int64 {
-	if sum >= math.MaxInt64 { // float64(math.MaxInt64) is 2^63
-		return math.MaxInt64
-	}
-	return int64(sum)
-}
-
-// statsKey is the column a grouping groups by; days are whole days since
-// the Unix epoch, UTC.
-func statsKey(by logbook.StatsBy) string {
-	switch by {
-	case logbook.ByBlocker:
-		return "s.blocker"
-	case logbook.ByHarness:
-		return "s.harness"
-	case logbook.ByAgent:
-		return "s.agent"
-	case logbook.ByDay:
-		return "CAST(s.started_at / 86400000000 AS BIGINT)"
-	default:
-		return "s.outcome"
-	}
-}
-
-// statsValue turns a grouped value into its key: a day number into its
-// date, text as it is.
-func statsValue(v any) string {
-	switch v := v.(type) {
-	case int64:
-		return time.UnixMicro(v * 86400000000).UTC().Format(time.DateOnly)
-	case []byte:
-		return string(v)
-	case string:
-		return v
-	}
-	return ""
 }

@@ -68,12 +68,16 @@ func (e executor) Backup(ctx context.Context, path string) error {
 	return nil
 }
 
-func (e executor) SessionPruneEnded(ctx context.Context, before time.Time, limit int) (map[string]int64, error) {
+func (e executor) SessionPruneEnded(ctx context.Context, before time.Time, limit int) (deleted map[string]int64, err error) {
+	if e.tx == nil { // the rollups change with the sessions, in one transaction
+		err = e.root.inTx(ctx, func(e executor) error { deleted, err = e.SessionPruneEnded(ctx, before, limit); return err })
+		return deleted, err
+	}
 	roots, err := e.prunableRoots(ctx, before, limit)
 	if err != nil {
 		return nil, err
 	}
-	deleted := map[string]int64{"sessions": 0}
+	deleted = map[string]int64{"sessions": 0}
 	for _, id := range roots {
 		n, err := e.SessionDeleteTree(ctx, id)
 		if err != nil {

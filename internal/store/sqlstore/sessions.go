@@ -39,8 +39,11 @@ func scanSession(row rowScanner, extra ...any) (logbook.Session, error) {
 	return s, err
 }
 
-func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (bool, error) {
-	defer e.changingSessions()()
+func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (inserted bool, err error) {
+	if e.tx == nil { // the rollups change with the session, in one transaction
+		err = e.root.inTx(ctx, func(e executor) error { inserted, err = e.SessionInsert(ctx, s); return err })
+		return inserted, err
+	}
 	res, err := e.exec(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES (
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
 		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38)
@@ -60,6 +63,8 @@ func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (bool, 
 	}
 	if n == 1 {
 		e.txRows.known(*s)
+		f := factsOf(s)
+		e.stats.change(nil, &f)
 	}
 	return n == 1, nil
 }
@@ -151,6 +156,9 @@ func column[T comparable](name string, get func(*logbook.Session) T) sessionColu
 // engines rewrite every index that holds a column named in SET, and a
 // heartbeat changes a few counters of a row that many indexes cover.
 func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) error {
+	if e.tx == nil { // the rollups change with the session, in one transaction
+		return e.root.inTx(ctx, func(e executor) error { return e.SessionUpdate(ctx, s, was) })
+	}
 	var set strings.Builder
 	args := []any{s.ID}
 	for _, c := range sessionWritable {
@@ -166,7 +174,16 @@ func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) er
 	if set.Len() == 0 {
 		return nil // nothing changed since was was read in this transaction
 	}
-	defer e.changingSessions()()
+	var old, now statsFacts
+	counted := statsChanged(s, was)
+	if counted {
+		var err error
+		if old, err = e.oldStats(ctx, s.ID, was); err != nil {
+			return err
+		}
+		now = old
+		now.setMutable(s)
+	}
 	res, err := e.exec(ctx, "UPDATE sessions SET "+set.String()+" WHERE id = $1", args...)
 	if err != nil {
 		return e.interpretError(err, "updating session")
@@ -175,6 +192,9 @@ func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) er
 		return err
 	}
 	e.txRows.updated(s, was)
+	if counted {
+		e.stats.change(&old, &now)
+	}
 	return nil
 }
 
@@ -231,8 +251,11 @@ func (e executor) SessionListUnannounced(ctx context.Context) ([]string, error) 
 		`SELECT id FROM sessions WHERE status = 'active' AND unannounced > 0`)
 }
 
-func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]logbook.Session, error) {
-	defer e.changingSessions()()
+func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) (ended []logbook.Session, err error) {
+	if e.tx == nil { // the rollups change with the sessions, in one transaction
+		err = e.root.inTx(ctx, func(e executor) error { ended, err = e.SessionTimeOut(ctx, cutoff, now); return err })
+		return ended, err
+	}
 	rows, err := e.query(ctx, `UPDATE sessions SET status = 'ended', end_reason = $2,
 		closed_at = COALESCE(closed_at, $3)
 		WHERE status = 'active' AND last_seen_at < $1
@@ -240,13 +263,17 @@ func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) ([]
 	if err != nil {
 		return nil, e.interpretError(err, "timing out sessions")
 	}
-	ended, err := e.collectSessions(rows, "timing out sessions")
+	ended, err = e.collectSessions(rows, "timing out sessions")
 	if err != nil {
 		e.txRows.forgetEverything()
 		return nil, err
 	}
 	for _, s := range ended {
 		e.txRows.known(s)
+		now := factsOf(&s)
+		was := now
+		was.ended = false // it was active: its duration was not counted yet
+		e.stats.change(&was, &now)
 	}
 	return ended, nil
 }

@@ -15,6 +15,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -82,6 +83,19 @@ type Dialect struct {
 	// writer on one connection keeps its active sessions' rows in memory
 	// between transactions (see sessionCache). Empty: no cache.
 	DataVersionSQL string
+	// StatsShardSQL picks the shard of the statistics' rollup rows a
+	// transaction adds to ("" for 0). Where transactions commit side by
+	// side (PostgreSQL), those adding to the same row would each wait for
+	// the one before to commit; spread over shards, few do.
+	StatsShardSQL string
+	// StatsBackfillLockSQL runs first in each transaction of the
+	// statistics backfill, to keep other transactions from changing
+	// sessions until it commits (none where one transaction writes at a
+	// time).
+	StatsBackfillLockSQL []string
+	// IsLockTimeout reports whether err says a lock was not granted within
+	// the lock timeout (nil: never).
+	IsLockTimeout func(error) bool
 }
 
 // querier is what *sql.DB and *sql.Tx share.
@@ -101,6 +115,9 @@ type Store struct {
 	// notifier wakes other replicas' followers after commits with events
 	// (nil where the engine has no NotifySQL).
 	notifier *notifier
+	// statsDone is set once the statistics backfill is known to have
+	// counted every session (see statsBackfilled).
+	statsDone atomic.Bool
 }
 
 // Listen calls wake when another process commits events; see store.Store.
@@ -122,6 +139,7 @@ func New(db *sql.DB, d Dialect) *Store {
 		rows = newSessionCache(d.DataVersionSQL)
 	}
 	st := &Store{executor: executor{q: db, d: d, cache: cache, rowCache: rows}, db: db}
+	st.root = st
 	if d.NotifySQL != "" {
 		st.notifier = newNotifier(db, d.NotifySQL)
 	}
@@ -168,6 +186,14 @@ func (s *Store) Close() error {
 
 // Begin starts a transaction.
 func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
+	t, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (s *Store) begin(ctx context.Context) (*txStore, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, s.interpretError(err, "starting transaction")
@@ -176,7 +202,8 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 	if s.cache != nil {
 		stmts = &txStatements{cache: s.cache, stmts: map[string]*sql.Stmt{}}
 	}
-	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache}, notifier: s.notifier}
+	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache, root: s, stats: &txStats{}},
+		notifier: s.notifier}
 	if s.notifier != nil {
 		t.toNotify = map[string]bool{}
 	}
@@ -194,7 +221,13 @@ type txStore struct {
 	notifier *notifier
 }
 
+// Commit writes the transaction's changes to the statistics' rollups and
+// commits.
 func (t *txStore) Commit() error {
+	if err := t.flushStats(context.Background()); err != nil {
+		t.Rollback()
+		return err
+	}
 	err := t.txRows.commit(t.tx.Commit)
 	t.txStmts.prepareLater(context.Background())
 	if err != nil {
@@ -209,6 +242,7 @@ func (t *txStore) Savepoint(ctx context.Context) error {
 		return t.interpretError(err, "marking a savepoint")
 	}
 	t.txRows.savepoint()
+	t.stats.savepoint()
 	return nil
 }
 
@@ -217,6 +251,7 @@ func (t *txStore) RollbackToSavepoint(ctx context.Context) error {
 		return t.interpretError(err, "rolling back to a savepoint")
 	}
 	t.txRows.rollbackToSavepoint()
+	t.stats.rollbackToSavepoint()
 	return t.ReleaseSavepoint(ctx)
 }
 
@@ -225,6 +260,7 @@ func (t *txStore) ReleaseSavepoint(ctx context.Context) error {
 		return t.interpretError(err, "releasing a savepoint")
 	}
 	t.txRows.releaseSavepoint()
+	t.stats.releaseSavepoint()
 	return nil
 }
 
@@ -252,6 +288,11 @@ type executor struct {
 	// other replicas, the projects whose events it inserted, for the
 	// notifier once it commits.
 	toNotify map[string]bool
+	// root is the store this executor runs on.
+	root *Store
+	// stats collects, inside a transaction, what its changes of sessions
+	// add to the statistics' rollups (nil outside one).
+	stats *txStats
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers

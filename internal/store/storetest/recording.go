@@ -105,6 +105,21 @@ func (r *recordingStore) Optimize(ctx context.Context) error {
 	return r.st.Optimize(ctx)
 }
 
+func (r *recordingStore) StatsPending(ctx context.Context) (int64, error) {
+	r.calls.add("StatsPending")
+	return r.st.StatsPending(ctx)
+}
+
+func (r *recordingStore) StatsBackfill(ctx context.Context, limit int) (int, bool, error) {
+	r.calls.add("StatsBackfill")
+	return r.st.StatsBackfill(ctx, limit)
+}
+
+func (r *recordingStore) StatsRebuild(ctx context.Context) error {
+	r.calls.add("StatsRebuild")
+	return r.st.StatsRebuild(ctx)
+}
+
 func (r *recordingStore) SingleWriter() bool {
 	r.calls.add("SingleWriter")
 	return r.st.SingleWriter()

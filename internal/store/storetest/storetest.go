@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Tx", testTx},
 		{"Engine", testEngine},
 		{"Maintenance", testMaintenance},
+		{"Stats", testStats},
 	}
 	var ran atomic.Int64
 	for _, p := range parts {

@@ -1,0 +1,676 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// Session statistics are read from rollups that every write keeps, in the
+// transaction of the write (migration 0013 describes the tables):
+//
+//   - session_stats_hours: per project, grouping (dimension) and hour the
+//     session started, its value and the sums;
+//   - session_stats_days: per project and UTC day, every grouping at once.
+//
+// The store, not the service, keeps them: every statement that changes a
+// session (insert, update, time-out, delete) notes the difference it made
+// to the sums (statsDelta), and the transaction adds the differences up
+// and writes them just before it commits, one row per key however many
+// writes it holds (under the service's group commit, hundreds). A
+// session's facts before a change come from the session cache (SQLite),
+// from the row the caller read (SessionUpdate's was) or, failing both,
+// from the database.
+//
+// A running session's duration grows with the clock, so the rollups count
+// durations of ended sessions only; SessionStats adds those of the running
+// ones (few: the sweeper ends the rest) from the sessions themselves.
+
+// statsFacts are what the statistics count of one session.
+type statsFacts struct {
+	id, project                                    string
+	startedAt                                      int64 // microseconds
+	outcome, blocker, harness, agent, actor, model string
+	ended                                          bool
+	closedAt                                       sql.NullInt64 // microseconds
+	inputTokens, outputTokens, toolCalls           int64
+}
+
+// statsColumns are the session columns scanStatsFacts reads, in its order.
+const statsColumns = `id, project, started_at, outcome, blocker, harness, agent, actor, model, status, closed_at,
+	input_tokens, output_tokens, tool_call_count`
+
+func scanStatsFacts(row rowScanner) (statsFacts, error) {
+	var f statsFacts
+	var status string
+	err := row.Scan(&f.id, &f.project, &f.startedAt, &f.outcome, &f.blocker, &f.harness, &f.agent, &f.actor, &f.model,
+		&status, &f.closedAt, &f.inputTokens, &f.outputTokens, &f.toolCalls)
+	f.ended = status == string(logbook.StatusEnded)
+	return f, err
+}
+
+// factsOf is what the statistics count of s as it is (or would be) stored.
+func factsOf(s *logbook.Session) statsFacts {
+	f := statsFacts{id: s.ID, project: s.Project, startedAt: micros(s.StartedAt), harness: s.Harness, actor: s.Actor}
+	f.setMutable(s)
+	return f
+}
+
+// setMutable takes the fields SessionUpdate writes from s.
+func (f *statsFacts) setMutable(s *logbook.Session) {
+	f.outcome, f.blocker, f.agent, f.model = string(s.Outcome), string(s.Blocker), s.Agent, s.Model
+	f.ended, f.closedAt = s.Status == logbook.StatusEnded, nullMicros(s.ClosedAt)
+	f.inputTokens, f.outputTokens, f.toolCalls = s.InputTokens, s.OutputTokens, s.ToolCallCount
+}
+
+// statsSums are the sums a rollup row keeps.
+type statsSums struct {
+	sessions, durationSeconds, inputTokens, outputTokens, toolCalls int64
+}
+
+func (s statsSums) plus(o statsSums) statsSums {
+	return statsSums{s.sessions + o.sessions, s.durationSeconds + o.durationSeconds, s.inputTokens + o.inputTokens,
+		s.outputTokens + o.outputTokens, s.toolCalls + o.toolCalls}
+}
+
+func (s statsSums) minus(o statsSums) statsSums {
+	return s.plus(statsSums{-o.sessions, -o.durationSeconds, -o.inputTokens, -o.outputTokens, -o.toolCalls})
+}
+
+func (s statsSums) zero() bool { return s == statsSums{} }
+
+// sums is what the session adds to its rollup rows: itself, its tokens and
+// tool calls, and its duration once it ended (see store.SessionStats).
+func (f statsFacts) sums() statsSums {
+	s := statsSums{sessions: 1, inputTokens: f.inputTokens, outputTokens: f.outputTokens, toolCalls: f.toolCalls}
+	if f.ended && f.closedAt.Valid {
+		s.durationSeconds = seconds(f.startedAt, f.closedAt.Int64)
+	}
+	return s
+}
+
+// seconds is the whole seconds from one instant to another (microseconds),
+// never below zero.
+func seconds(from, to int64) int64 {
+	return max(0, (to-from)/1_000_000)
+}
+
+// runningSums is what a running session adds when read at now: its
+// duration so far.
+func (f statsFacts) runningSums(now int64) statsSums {
+	if f.ended {
+		return statsSums{}
+	}
+	return statsSums{durationSeconds: seconds(f.startedAt, now)}
+}
+
+const (
+	hourMicros = int64(time.Hour / time.Microsecond)
+	dayMicros  = 24 * hourMicros
+)
+
+// statsKey is what places a session in the rollups.
+type statsKey struct {
+	project                                        string
+	hour                                           int64 // hours since the Unix epoch it started in
+	outcome, blocker, harness, agent, actor, model string
+}
+
+func (f statsFacts) key() statsKey {
+	return statsKey{f.project, floorDiv(f.startedAt, hourMicros), f.outcome, f.blocker, f.harness, f.agent, f.actor, f.model}
+}
+
+// value is the key's value in one grouping (not the day).
+func (k statsKey) value(by logbook.StatsBy) string {
+	switch by {
+	case logbook.ByOutcome:
+		return k.outcome
+	case logbook.ByBlocker:
+		return k.blocker
+	case logbook.ByHarness:
+		return k.harness
+	case logbook.ByAgent:
+		return k.agent
+	case logbook.ByActor:
+		return k.actor
+	case logbook.ByModel:
+		return k.model
+	}
+	return ""
+}
+
+// statsDimensions are the groupings session_stats_hours keeps, each a
+// column of session_stats_days of the same name.
+var statsDimensions = []logbook.StatsBy{logbook.ByOutcome, logbook.ByBlocker, logbook.ByHarness,
+	logbook.ByAgent, logbook.ByActor, logbook.ByModel}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
+
+// statsDelta is what one change of a session adds to the rollups.
+type statsDelta struct {
+	sessionID string
+	key       statsKey
+	sums      statsSums
+}
+
+// txStats collects a transaction's deltas until it commits; a nil *txStats
+// (outside a transaction) collects nothing.
+type txStats struct {
+	deltas []statsDelta
+	marks  []int // len(deltas) at each open savepoint
+}
+
+// change notes that a session's facts went from was to now; nil is a
+// session that did not exist (inserted) or no longer does (deleted).
+func (t *txStats) change(was, now *statsFacts) {
+	switch {
+	case was != nil && now != nil && was.key() == now.key():
+		if d := now.sums().minus(was.sums()); !d.zero() {
+			t.deltas = append(t.deltas, statsDelta{now.id, now.key(), d})
+		}
+	default:
+		if was != nil {
+			t.deltas = append(t.deltas, statsDelta{was.id, was.key(), statsSums{}.minus(was.sums())})
+		}
+		if now != nil {
+			t.deltas = append(t.deltas, statsDelta{now.id, now.key(), now.sums()})
+		}
+	}
+}
+
+func (t *txStats) savepoint() { t.marks = append(t.marks, len(t.deltas)) }
+
+func (t *txStats) rollbackToSavepoint() {
+	if n := len(t.marks); n > 0 {
+		t.deltas = t.deltas[:t.marks[n-1]]
+	}
+}
+
+func (t *txStats) releaseSavepoint() {
+	if n := len(t.marks); n > 0 {
+		t.marks = t.marks[:n-1]
+	}
+}
+
+// dayRow and hourRow key the rows of session_stats_days and
+// session_stats_hours.
+type dayRow struct {
+	project                                        string
+	day                                            int64
+	outcome, blocker, harness, agent, actor, model string
+}
+
+type hourRow struct {
+	project, dimension string
+	hour               int64
+	value              string
+}
+
+// flushStats writes the transaction's deltas into the rollups, added up
+// per row, just before it commits. Until the backfill has counted every
+// session, the changes of sessions it has not reached are left to it: it
+// will count them as they are then. Rows are written in key order, so
+// that two transactions on PostgreSQL lock the rows they share in the same
+// order and never wait for each other in a circle.
+func (e executor) flushStats(ctx context.Context) error {
+	if e.stats == nil || len(e.stats.deltas) == 0 {
+		return nil
+	}
+	done, after, err := e.statsBackfilled(ctx)
+	if err != nil {
+		return err
+	}
+	days := map[dayRow]statsSums{}
+	hours := map[hourRow]statsSums{}
+	for _, d := range e.stats.deltas {
+		if !done && d.sessionID > after {
+			continue
+		}
+		k := d.key
+		day := dayRow{k.project, floorDiv(k.hour, 24), k.outcome, k.blocker, k.harness, k.agent, k.actor, k.model}
+		days[day] = days[day].plus(d.sums)
+		for _, dim := range statsDimensions {
+			h := hourRow{k.project, string(dim), k.hour, k.value(dim)}
+			hours[h] = hours[h].plus(d.sums)
+		}
+	}
+	e.stats.deltas = e.stats.deltas[:0]
+	if err := writeStatsRows(ctx, e, days, func(a, b dayRow) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.day, b.day), cmp.Compare(a.outcome, b.outcome),
+			cmp.Compare(a.blocker, b.blocker), cmp.Compare(a.harness, b.harness), cmp.Compare(a.agent, b.agent),
+			cmp.Compare(a.actor, b.actor), cmp.Compare(a.model, b.model))
+	}, "session_stats_days", "project, day, outcome, blocker, harness, agent, actor, model", func(r dayRow) []any {
+		return []any{r.project, r.day, r.outcome, r.blocker, r.harness, r.agent, r.actor, r.model}
+	}); err != nil {
+		return err
+	}
+	return writeStatsRows(ctx, e, hours, func(a, b hourRow) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.dimension, b.dimension), cmp.Compare(a.hour, b.hour),
+			cmp.Compare(a.value, b.value))
+	}, "session_stats_hours", "project, dimension, hour, value", func(r hourRow) []any {
+		return []any{r.project, r.dimension, r.hour, r.value}
+	})
+}
+
+// writeStatsRows adds sums to rows of a rollup table whose key columns
+// are keyColumns (then shard), in the order of compare, in multi-row
+// upserts of the engine's chunk size.
+func writeStatsRows[K comparable](ctx context.Context, e executor, rows map[K]statsSums, compare func(a, b K) int,
+	table, keyColumns string, keyValues func(K) []any) error {
+	keys := make([]K, 0, len(rows))
+	for k, sums := range rows {
+		if !sums.zero() {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, compare)
+	keyCount := strings.Count(keyColumns, ",") + 1
+	columns := keyCount + 5
+	shard := e.d.StatsShardSQL
+	if shard == "" {
+		shard = "0"
+	}
+	for start := 0; start < len(keys); start += e.d.InsertRows {
+		part := keys[start:min(start+e.d.InsertRows, len(keys))]
+		args := make([]any, 0, len(part)*columns)
+		var values strings.Builder
+		for i, k := range part {
+			s := rows[k]
+			args = append(append(args, keyValues(k)...), s.sessions, s.durationSeconds, s.inputTokens, s.outputTokens, s.toolCalls)
+			if i > 0 {
+				values.WriteString(", ")
+			}
+			values.WriteByte('(')
+			for c := range columns {
+				if c == keyCount {
+					values.WriteString(shard + ", ")
+				}
+				values.WriteString("$" + strconv.Itoa(i*columns+c+1))
+				if c < columns-1 {
+					values.WriteString(", ")
+				}
+			}
+			values.WriteByte(')')
+		}
+		query := `INSERT INTO ` + table + ` (` + keyColumns + `, shard, sessions, duration_seconds, input_tokens, output_tokens, tool_calls)
+			VALUES ` + values.String() + `
+			ON CONFLICT (` + keyColumns + `, shard) DO UPDATE SET
+			sessions = ` + table + `.sessions + excluded.sessions,
+			duration_seconds = ` + table + `.duration_seconds + excluded.duration_seconds,
+			input_tokens = ` + table + `.input_tokens + excluded.input_tokens,
+			output_tokens = ` + table + `.output_tokens + excluded.output_tokens,
+			tool_calls = ` + table + `.tool_calls + excluded.tool_calls`
+		if _, err := e.exec(ctx, query, args...); err != nil {
+			return e.interpretError(err, "updating "+table)
+		}
+	}
+	return nil
+}
+
+// statsBackfilled says whether the backfill has counted every session and,
+// if not, the id up to which it has. Once it has, the store remembers it:
+// only StatsRebuild starts a backfill again.
+func (e executor) statsBackfilled(ctx context.Context) (done bool, after string, err error) {
+	if e.root.statsDone.Load() {
+		return true, "", nil
+	}
+	err = e.queryRow(ctx, `SELECT done, after_id FROM session_stats_backfill`).Scan(&done, &after)
+	if err != nil {
+		return false, "", e.interpretError(err, "reading how far the statistics backfill has come")
+	}
+	if done {
+		e.root.statsDone.Store(true)
+	}
+	return done, after, nil
+}
+
+// oldStats returns session id's facts as stored before a change, from the
+// transaction's session cache, else was (the caller's reading of the row,
+// when not nil), else the database.
+func (e executor) oldStats(ctx context.Context, id string, was *logbook.Session) (statsFacts, error) {
+	if s, ok := e.txRows.get(id); ok {
+		return factsOf(&s), nil
+	}
+	if was != nil {
+		f := factsOf(was)
+		f.id = id
+		return f, nil
+	}
+	f, err := scanStatsFacts(e.queryRow(ctx, `SELECT `+statsColumns+` FROM sessions WHERE id = $1`, id))
+	return f, e.interpretError(err, "reading session")
+}
+
+// statsChanged reports whether an update of s from was writes a column
+// the statistics count.
+func statsChanged(s, was *logbook.Session) bool {
+	if was == nil {
+		return true
+	}
+	return s.Outcome != was.Outcome || s.Blocker != was.Blocker || s.Agent != was.Agent || s.Model != was.Model ||
+		s.Status != was.Status || nullMicros(s.ClosedAt) != nullMicros(was.ClosedAt) ||
+		s.InputTokens != was.InputTokens || s.OutputTokens != was.OutputTokens || s.ToolCallCount != was.ToolCallCount
+}
+
+// SessionStats answers from the rollups and, where they cannot split the
+// window, from the sessions (see store.Store).
+func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) ([]logbook.StatsRow, error) {
+	if !p.By.Valid() || (p.Then != "" && (!p.Then.Valid() || p.Then == p.By)) {
+		return nil, logbook.Invalid("by", "group by two different ones of %v", logbook.StatsGroupings)
+	}
+	g := &statsGroups{by: p.By, then: p.Then, zone: p.Zone, sums: map[[2]string]statsSums{}}
+	if g.zone == nil {
+		g.zone = time.UTC
+	}
+	since, now := micros(p.Since), micros(p.Now)
+	done, _, err := e.statsBackfilled(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// scans are the spans [from, to) of start times read from the sessions.
+	var scans [][2]int64
+	switch {
+	case !done: // the rollups are not whole yet
+		scans = [][2]int64{{since, math.MaxInt64}}
+	case p.Then != "" && p.By != logbook.ByDay && p.Then != logbook.ByDay:
+		scans, err = e.statsFromDays(ctx, p.Project, since, g)
+	default:
+		scans, err = e.statsFromHours(ctx, p.Project, since, g)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, span := range scans {
+		err := e.statsFromSessions(ctx, g, `SELECT `+statsColumns+` FROM sessions
+			WHERE project = $1 AND started_at >= $2 AND started_at < $3`, func(f statsFacts) statsSums { return f.sums() },
+			p.Project, span[0], span[1])
+		if err != nil {
+			return nil, err
+		}
+	}
+	// The running sessions' durations so far, which the rollups leave out.
+	err = e.statsFromSessions(ctx, g, `SELECT `+statsColumns+` FROM sessions
+		WHERE project = $1 AND status = 'active' AND started_at >= $2`, func(f statsFacts) statsSums { return f.runningSums(now) },
+		p.Project, since)
+	if err != nil {
+		return nil, err
+	}
+	return g.rows(), nil
+}
+
+// statsSumsSQL adds up a rollup's sums (as BIGINT: PostgreSQL's SUM of
+// BIGINT is NUMERIC).
+const statsSumsSQL = `CAST(SUM(sessions) AS BIGINT), CAST(SUM(duration_seconds) AS BIGINT),
+	CAST(SUM(input_tokens) AS BIGINT), CAST(SUM(output_tokens) AS BIGINT), CAST(SUM(tool_calls) AS BIGINT)`
+
+// statsFromHours adds up session_stats_hours for statistics by at most
+// one grouping besides the day, from the first whole hour of the window on,
+// and returns the spans it leaves to the sessions: the part of an hour the
+// window starts in and, by day, each hour a day of the zone starts inside
+// (a zone whose offset is not whole hours).
+func (e executor) statsFromHours(ctx context.Context, project string, since int64, g *statsGroups) ([][2]int64, error) {
+	dimension := g.by
+	if dimension == logbook.ByDay {
+		dimension = cmp.Or(g.then, logbook.ByOutcome) // by day alone: every session has one outcome
+	}
+	firstHour := ceilDiv(since, hourMicros)
+	var scans [][2]int64
+	if since < firstHour*hourMicros {
+		scans = append(scans, [2]int64{since, firstHour * hourMicros})
+	}
+	byDay := g.by == logbook.ByDay || g.then == logbook.ByDay
+	// Hours in UTC add up to UTC days in the query; other zones' days are
+	// made of hours here.
+	width := int64(1)
+	if byDay && g.zone == time.UTC {
+		width = 24
+	}
+	bucket := "0"
+	if byDay {
+		bucket = "hour / " + strconv.FormatInt(width, 10)
+	}
+	groupBy := "value"
+	if byDay {
+		groupBy = "1, 2"
+	}
+	rows, err := e.query(ctx, `SELECT `+bucket+`, value, `+statsSumsSQL+` FROM session_stats_hours
+		WHERE project = $1 AND dimension = $2 AND hour >= $3 GROUP BY `+groupBy, project, string(dimension), firstHour)
+	if err != nil {
+		return nil, e.interpretError(err, "reading statistics")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n int64
+		var value string
+		var s statsSums
+		if err := rows.Scan(&n, &value, &s.sessions, &s.durationSeconds, &s.inputTokens, &s.outputTokens, &s.toolCalls); err != nil {
+			return nil, e.interpretError(err, "reading statistics")
+		}
+		if !byDay {
+			g.add(value, "", s)
+			continue
+		}
+		start := n * width * hourMicros
+		day := g.day(start)
+		if width == 1 && g.day(start+hourMicros-1) != day {
+			if span := [2]int64{start, start + hourMicros}; !slices.Contains(scans, span) { // one per value
+				scans = append(scans, span)
+			}
+			continue
+		}
+		switch {
+		case g.then == "":
+			g.add(day, "", s)
+		case g.by == logbook.ByDay:
+			g.add(day, value, s)
+		default:
+			g.add(value, day, s)
+		}
+	}
+	return scans, e.interpretError(rows.Err(), "reading statistics")
+}
+
+// statsFromDays adds up session_stats_days for statistics by two groupings
+// neither of which is the day, from the first whole UTC day of the window
+// on, and returns the span before it, left to the sessions.
+func (e executor) statsFromDays(ctx context.Context, project string, since int64, g *statsGroups) ([][2]int64, error) {
+	firstDay := ceilDiv(since, dayMicros)
+	var scans [][2]int64
+	if since < firstDay*dayMicros {
+		scans = append(scans, [2]int64{since, firstDay * dayMicros})
+	}
+	// The groupings are column names of the table (statsDimensions).
+	rows, err := e.query(ctx, `SELECT `+string(g.by)+`, `+string(g.then)+`, `+statsSumsSQL+` FROM session_stats_days
+		WHERE project = $1 AND day >= $2 GROUP BY 1, 2`, project, firstDay)
+	if err != nil {
+		return nil, e.interpretError(err, "reading statistics")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key, then string
+		var s statsSums
+		if err := rows.Scan(&key, &then, &s.sessions, &s.durationSeconds, &s.inputTokens, &s.outputTokens, &s.toolCalls); err != nil {
+			return nil, e.interpretError(err, "reading statistics")
+		}
+		g.add(key, then, s)
+	}
+	return scans, e.interpretError(rows.Err(), "reading statistics")
+}
+
+// statsFromSessions adds what sums says of each session query selects.
+func (e executor) statsFromSessions(ctx context.Context, g *statsGroups, query string, sums func(statsFacts) statsSums, args ...any) error {
+	rows, err := e.query(ctx, query, args...)
+	if err != nil {
+		return e.interpretError(err, "reading statistics")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		f, err := scanStatsFacts(rows)
+		if err != nil {
+			return e.interpretError(err, "reading statistics")
+		}
+		if s := sums(f); !s.zero() {
+			g.add(g.value(g.by, f), g.value(g.then, f), s)
+		}
+	}
+	return e.interpretError(rows.Err(), "reading statistics")
+}
+
+// statsGroups adds up statistics by their two keys.
+type statsGroups struct {
+	by, then logbook.StatsBy
+	zone     *time.Location
+	sums     map[[2]string]statsSums
+}
+
+func (g *statsGroups) add(key, then string, s statsSums) {
+	k := [2]string{key, then}
+	g.sums[k] = g.sums[k].plus(s)
+}
+
+// day is the date, in the zone, of an instant (microseconds).
+func (g *statsGroups) day(at int64) string {
+	return time.UnixMicro(at).In(g.zone).Format(time.DateOnly)
+}
+
+// value is a session's key in a grouping ("" for none).
+func (g *statsGroups) value(by logbook.StatsBy, f statsFacts) string {
+	if by == logbook.ByDay {
+		return g.day(f.startedAt)
+	}
+	return f.key().value(by)
+}
+
+// rows lists the groups that hold sessions, in key order.
+func (g *statsGroups) rows() []logbook.StatsRow {
+	out := []logbook.StatsRow{}
+	for k, s := range g.sums {
+		if s.sessions == 0 { // a rollup row every session of which moved on
+			continue
+		}
+		out = append(out, logbook.StatsRow{Key: k[0], Then: k[1], Sessions: s.sessions, DurationSeconds: s.durationSeconds,
+			InputTokens: s.inputTokens, OutputTokens: s.outputTokens, ToolCalls: s.toolCalls})
+	}
+	slices.SortFunc(out, func(a, b logbook.StatsRow) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Then, b.Then)) })
+	return out
+}
+
+// StatsPending says how many sessions the backfill has still to count.
+func (s *Store) StatsPending(ctx context.Context) (int64, error) {
+	done, after, err := s.statsBackfilled(ctx)
+	if err != nil || done {
+		return 0, err
+	}
+	var n int64
+	err = s.queryRow(ctx, `SELECT COUNT(*) FROM sessions WHERE id > $1`, after).Scan(&n)
+	return n, s.interpretError(err, "counting the sessions left to count")
+}
+
+// StatsBackfill counts the next sessions, in id order, into the rollups.
+// On PostgreSQL it first keeps other transactions from changing sessions
+// until it commits (Dialect.StatsBackfillLockSQL): a change committed
+// while it reads would be neither in what it read nor counted by its
+// writer, who saw these sessions as not yet counted.
+func (s *Store) StatsBackfill(ctx context.Context, limit int) (int, bool, error) {
+	t, err := s.begin(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	defer t.Rollback()
+	for _, stmt := range s.d.StatsBackfillLockSQL {
+		if _, err := t.exec(ctx, stmt); err != nil {
+			if s.d.IsLockTimeout != nil && s.d.IsLockTimeout(err) {
+				return 0, false, nil // writers kept it waiting: try again later
+			}
+			return 0, false, t.interpretError(err, "locking sessions for the statistics backfill")
+		}
+	}
+	var done bool
+	var after string
+	if err := t.queryRow(ctx, `SELECT done, after_id FROM session_stats_backfill`).Scan(&done, &after); err != nil {
+		return 0, false, t.interpretError(err, "reading how far the statistics backfill has come")
+	}
+	if done {
+		s.statsDone.Store(true)
+		return 0, true, nil
+	}
+	rows, err := t.query(ctx, `SELECT `+statsColumns+` FROM sessions WHERE id > $1 ORDER BY id LIMIT $2`, after, limit)
+	if err != nil {
+		return 0, false, t.interpretError(err, "reading sessions to count")
+	}
+	var counted []statsFacts
+	for rows.Next() {
+		f, err := scanStatsFacts(rows)
+		if err != nil {
+			rows.Close()
+			return 0, false, t.interpretError(err, "reading sessions to count")
+		}
+		counted = append(counted, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, false, t.interpretError(err, "reading sessions to count")
+	}
+	for i := range counted {
+		t.stats.change(nil, &counted[i])
+	}
+	finished := len(counted) < limit
+	if len(counted) > 0 {
+		after = counted[len(counted)-1].id
+	}
+	// The cursor moves first: the commit writes the deltas of sessions up
+	// to it (flushStats).
+	if _, err := t.exec(ctx, `UPDATE session_stats_backfill SET after_id = $1, done = $2`, after, finished); err != nil {
+		return 0, false, t.interpretError(err, "recording how far the statistics backfill has come")
+	}
+	if err := t.Commit(); err != nil {
+		return 0, false, err
+	}
+	if finished {
+		s.statsDone.Store(true)
+	}
+	return len(counted), finished, nil
+}
+
+// StatsRebuild empties the rollups for the backfill to fill again.
+func (s *Store) StatsRebuild(ctx context.Context) error {
+	s.statsDone.Store(false)
+	return s.inTx(ctx, func(e executor) error {
+		for _, stmt := range []string{`DELETE FROM session_stats_days`, `DELETE FROM session_stats_hours`,
+			`UPDATE session_stats_backfill SET after_id = '', done = NOT EXISTS (SELECT 1 FROM sessions)`} {
+			if _, err := e.exec(ctx, stmt); err != nil {
+				return e.interpretError(err, "emptying the statistics")
+			}
+		}
+		return nil
+	})
+}
+
+// inTx runs fn in a transaction of its own: how a method that changes
+// sessions, called outside a transaction, changes the rollups with them.
+func (s *Store) inTx(ctx context.Context, fn func(e executor) error) error {
+	t, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer t.Rollback()
+	if err := fn(t.executor); err != nil {
+		return err
+	}
+	return t.Commit()
+}
