@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,24 +74,50 @@ func (f *statsFacts) setMutable(s *logbook.Session) {
 
 // statsSums are the sums a rollup row keeps.
 type statsSums struct {
-	sessions, durationSeconds, inputTokens, outputTokens, toolCalls int64
+	sessions, durationSeconds, toolCalls int64
+	inputTokens, outputTokens            tokenSum
 }
 
 func (s statsSums) plus(o statsSums) statsSums {
-	return statsSums{s.sessions + o.sessions, s.durationSeconds + o.durationSeconds, s.inputTokens + o.inputTokens,
-		s.outputTokens + o.outputTokens, s.toolCalls + o.toolCalls}
+	return statsSums{s.sessions + o.sessions, s.durationSeconds + o.durationSeconds, s.toolCalls + o.toolCalls,
+		s.inputTokens.plus(o.inputTokens), s.outputTokens.plus(o.outputTokens)}
 }
 
 func (s statsSums) minus(o statsSums) statsSums {
-	return s.plus(statsSums{-o.sessions, -o.durationSeconds, -o.inputTokens, -o.outputTokens, -o.toolCalls})
+	return s.plus(statsSums{-o.sessions, -o.durationSeconds, -o.toolCalls, o.inputTokens.negated(), o.outputTokens.negated()})
 }
 
 func (s statsSums) zero() bool { return s == statsSums{} }
 
+// tokenSum is a sum of token counts in two parts, hi·2^31 + lo, each the
+// sum of its part of every count: a count may be up to 2^63-1, and a sum
+// of such would overflow where two parts cannot (migration 0013).
+type tokenSum struct{ hi, lo int64 }
+
+func tokens(count int64) tokenSum { return tokenSum{count >> 31, count & (1<<31 - 1)} }
+
+func (t tokenSum) plus(o tokenSum) tokenSum { return tokenSum{t.hi + o.hi, t.lo + o.lo} }
+
+func (t tokenSum) negated() tokenSum { return tokenSum{-t.hi, -t.lo} }
+
+// total is the sum, saturated at the bounds of an int64.
+func (t tokenSum) total() int64 {
+	v := new(big.Int).Lsh(big.NewInt(t.hi), 31)
+	v.Add(v, big.NewInt(t.lo))
+	switch {
+	case v.IsInt64():
+		return v.Int64()
+	case v.Sign() > 0:
+		return math.MaxInt64
+	default:
+		return math.MinInt64
+	}
+}
+
 // sums is what the session adds to its rollup rows: itself, its tokens and
 // tool calls, and its duration once it ended (see store.SessionStats).
 func (f statsFacts) sums() statsSums {
-	s := statsSums{sessions: 1, inputTokens: f.inputTokens, outputTokens: f.outputTokens, toolCalls: f.toolCalls}
+	s := statsSums{sessions: 1, inputTokens: tokens(f.inputTokens), outputTokens: tokens(f.outputTokens), toolCalls: f.toolCalls}
 	if f.ended && f.closedAt.Valid {
 		s.durationSeconds = seconds(f.startedAt, f.closedAt.Int64)
 	}
@@ -281,7 +308,7 @@ func writeStatsRows[K comparable](ctx context.Context, e executor, rows map[K]st
 	}
 	slices.SortFunc(keys, compare)
 	keyCount := strings.Count(keyColumns, ",") + 1
-	columns := keyCount + 5
+	columns := keyCount + 7
 	shard := e.d.StatsShardSQL
 	if shard == "" {
 		shard = "0"
@@ -292,7 +319,8 @@ func writeStatsRows[K comparable](ctx context.Context, e executor, rows map[K]st
 		var values strings.Builder
 		for i, k := range part {
 			s := rows[k]
-			args = append(append(args, keyValues(k)...), s.sessions, s.durationSeconds, s.inputTokens, s.outputTokens, s.toolCalls)
+			args = append(append(args, keyValues(k)...), s.sessions, s.durationSeconds, s.inputTokens.hi, s.inputTokens.lo,
+				s.outputTokens.hi, s.outputTokens.lo, s.toolCalls)
 			if i > 0 {
 				values.WriteString(", ")
 			}
@@ -308,14 +336,16 @@ func writeStatsRows[K comparable](ctx context.Context, e executor, rows map[K]st
 			}
 			values.WriteByte(')')
 		}
-		query := `INSERT INTO ` + table + ` (` + keyColumns + `, shard, sessions, duration_seconds, input_tokens, output_tokens, tool_calls)
+		var set strings.Builder
+		for i, c := range statsSumColumns {
+			if i > 0 {
+				set.WriteString(", ")
+			}
+			set.WriteString(c + " = " + table + "." + c + " + excluded." + c)
+		}
+		query := `INSERT INTO ` + table + ` (` + keyColumns + `, shard, ` + strings.Join(statsSumColumns, ", ") + `)
 			VALUES ` + values.String() + `
-			ON CONFLICT (` + keyColumns + `, shard) DO UPDATE SET
-			sessions = ` + table + `.sessions + excluded.sessions,
-			duration_seconds = ` + table + `.duration_seconds + excluded.duration_seconds,
-			input_tokens = ` + table + `.input_tokens + excluded.input_tokens,
-			output_tokens = ` + table + `.output_tokens + excluded.output_tokens,
-			tool_calls = ` + table + `.tool_calls + excluded.tool_calls`
+			ON CONFLICT (` + keyColumns + `, shard) DO UPDATE SET ` + set.String()
 		if _, err := e.exec(ctx, query, args...); err != nil {
 			return e.interpretError(err, "updating "+table)
 		}
@@ -413,10 +443,25 @@ func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) 
 	return g.rows(), nil
 }
 
+// statsSumColumns are a rollup row's sums, in the order of scanSums.
+var statsSumColumns = []string{"sessions", "duration_seconds", "input_tokens_hi", "input_tokens_lo",
+	"output_tokens_hi", "output_tokens_lo", "tool_calls"}
+
 // statsSumsSQL adds up a rollup's sums (as BIGINT: PostgreSQL's SUM of
 // BIGINT is NUMERIC).
-const statsSumsSQL = `CAST(SUM(sessions) AS BIGINT), CAST(SUM(duration_seconds) AS BIGINT),
-	CAST(SUM(input_tokens) AS BIGINT), CAST(SUM(output_tokens) AS BIGINT), CAST(SUM(tool_calls) AS BIGINT)`
+var statsSumsSQL = func() string {
+	sums := make([]string, len(statsSumColumns))
+	for i, c := range statsSumColumns {
+		sums[i] = "CAST(SUM(" + c + ") AS BIGINT)"
+	}
+	return strings.Join(sums, ", ")
+}()
+
+// scanSums are where the columns of statsSumsSQL are read into.
+func (s *statsSums) scanSums() []any {
+	return []any{&s.sessions, &s.durationSeconds, &s.inputTokens.hi, &s.inputTokens.lo,
+		&s.outputTokens.hi, &s.outputTokens.lo, &s.toolCalls}
+}
 
 // statsFromHours adds up session_stats_hours for statistics by at most
 // one grouping besides the day, from the first whole hour of the window on,
@@ -458,7 +503,7 @@ func (e executor) statsFromHours(ctx context.Context, project string, since int6
 		var n int64
 		var value string
 		var s statsSums
-		if err := rows.Scan(&n, &value, &s.sessions, &s.durationSeconds, &s.inputTokens, &s.outputTokens, &s.toolCalls); err != nil {
+		if err := rows.Scan(append([]any{&n, &value}, s.scanSums()...)...); err != nil {
 			return nil, e.interpretError(err, "reading statistics")
 		}
 		if !byDay {
@@ -504,7 +549,7 @@ func (e executor) statsFromDays(ctx context.Context, project string, since int64
 	for rows.Next() {
 		var key, then string
 		var s statsSums
-		if err := rows.Scan(&key, &then, &s.sessions, &s.durationSeconds, &s.inputTokens, &s.outputTokens, &s.toolCalls); err != nil {
+		if err := rows.Scan(append([]any{&key, &then}, s.scanSums()...)...); err != nil {
 			return nil, e.interpretError(err, "reading statistics")
 		}
 		g.add(key, then, s)
@@ -564,7 +609,7 @@ func (g *statsGroups) rows() []logbook.StatsRow {
 			continue
 		}
 		out = append(out, logbook.StatsRow{Key: k[0], Then: k[1], Sessions: s.sessions, DurationSeconds: s.durationSeconds,
-			InputTokens: s.inputTokens, OutputTokens: s.outputTokens, ToolCalls: s.toolCalls})
+			InputTokens: s.inputTokens.total(), OutputTokens: s.outputTokens.total(), ToolCalls: s.toolCalls})
 	}
 	slices.SortFunc(out, func(a, b logbook.StatsRow) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Then, b.Then)) })
 	return out

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -222,6 +224,9 @@ func (w *statsWorld) randomChange(tx store.Tx) {
 			Harness: pick(rng, "claude-code", "codex"), Agent: pick(rng, "", "eng"), Model: pick(rng, "", "m1", "m2"),
 			Status: logbook.StatusActive, StartedAt: started, LastSeenAt: started,
 			InputTokens: rng.Int64N(1000), OutputTokens: rng.Int64N(100), ToolCallCount: rng.Int64N(5)}
+		if rng.IntN(20) == 0 { // as a database written before counts were bounded may hold
+			s.InputTokens = math.MaxInt64 - rng.Int64N(1000)
+		}
 		if len(sessions) > 0 && rng.IntN(4) == 0 {
 			parent := pick(rng, sessions...)
 			s.Project, s.ParentID, s.RootID = parent.Project, parent.ID, parent.Root()
@@ -237,8 +242,8 @@ func (w *statsWorld) randomChange(tx store.Tx) {
 		was := s
 		switch rng.IntN(5) {
 		case 0:
-			s.InputTokens += rng.Int64N(500)
-			s.OutputTokens += rng.Int64N(50)
+			s.InputTokens = logbook.AddTokens(s.InputTokens, rng.Int64N(500))
+			s.OutputTokens = logbook.AddTokens(s.OutputTokens, rng.Int64N(50))
 			s.ToolCallCount += rng.Int64N(3)
 		case 1:
 			w.end(&s, s.StartedAt)
@@ -346,6 +351,7 @@ func countStats(sessions []logbook.Session, p store.SessionStatsParams) []logboo
 		return ""
 	}
 	groups := map[[2]string]*logbook.StatsRow{}
+	in, out := map[[2]string]*big.Int{}, map[[2]string]*big.Int{} // token sums, saturated once added up
 	for _, s := range sessions {
 		if s.Project != p.Project || s.StartedAt.Before(p.Since) {
 			continue
@@ -355,10 +361,11 @@ func countStats(sessions []logbook.Session, p store.SessionStatsParams) []logboo
 		if g == nil {
 			g = &logbook.StatsRow{Key: k[0], Then: k[1]}
 			groups[k] = g
+			in[k], out[k] = new(big.Int), new(big.Int)
 		}
 		g.Sessions++
-		g.InputTokens += s.InputTokens
-		g.OutputTokens += s.OutputTokens
+		in[k].Add(in[k], big.NewInt(s.InputTokens))
+		out[k].Add(out[k], big.NewInt(s.OutputTokens))
 		g.ToolCalls += s.ToolCallCount
 		switch {
 		case s.Status == logbook.StatusEnded && s.ClosedAt != nil:
@@ -367,10 +374,17 @@ func countStats(sessions []logbook.Session, p store.SessionStatsParams) []logboo
 			g.DurationSeconds += max(0, p.Now.Sub(s.StartedAt).Microseconds()/1_000_000)
 		}
 	}
-	out := []logbook.StatsRow{}
-	for _, g := range groups {
-		out = append(out, *g)
+	saturated := func(v *big.Int) int64 {
+		if v.IsInt64() {
+			return v.Int64()
+		}
+		return math.MaxInt64
 	}
-	slices.SortFunc(out, func(a, b logbook.StatsRow) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Then, b.Then)) })
-	return out
+	rows := []logbook.StatsRow{}
+	for k, g := range groups {
+		g.InputTokens, g.OutputTokens = saturated(in[k]), saturated(out[k])
+		rows = append(rows, *g)
+	}
+	slices.SortFunc(rows, func(a, b logbook.StatsRow) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Then, b.Then)) })
+	return rows
 }

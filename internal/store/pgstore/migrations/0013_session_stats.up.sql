@@ -11,7 +11,11 @@
 -- one grouping, with few rows to add up.
 --
 -- Both sum the sessions, their durations once ended (a running session's
--- is counted when read), tokens and tool calls. A new sum (cost) is a new
+-- is counted when read), tokens and tool calls. A session's token count
+-- may be as large as 2^63-1 (it saturates there), so each is added in two
+-- parts, count >> 31 (_hi) and count & (2^31-1) (_lo): the sums cannot
+-- overflow, and taking a session back out of them is exact. The sum read
+-- is _hi * 2^31 + _lo, saturated at 2^63-1. A new sum (cost) is a new
 -- column with DEFAULT 0 plus a migration that empties both tables and
 -- resets session_stats_backfill, so that the backfill counts it for every
 -- session. shard is always 0 on SQLite; on PostgreSQL concurrent writers
@@ -28,8 +32,10 @@ CREATE TABLE session_stats_days (
     shard            BIGINT NOT NULL,
     sessions         BIGINT NOT NULL,
     duration_seconds BIGINT NOT NULL,
-    input_tokens     BIGINT NOT NULL,
-    output_tokens    BIGINT NOT NULL,
+    input_tokens_hi  BIGINT NOT NULL,
+    input_tokens_lo  BIGINT NOT NULL,
+    output_tokens_hi BIGINT NOT NULL,
+    output_tokens_lo BIGINT NOT NULL,
     tool_calls       BIGINT NOT NULL,
     PRIMARY KEY (project, day, outcome, blocker, harness, agent, actor, model, shard)
 );
@@ -42,8 +48,10 @@ CREATE TABLE session_stats_hours (
     shard            BIGINT NOT NULL,
     sessions         BIGINT NOT NULL,
     duration_seconds BIGINT NOT NULL,
-    input_tokens     BIGINT NOT NULL,
-    output_tokens    BIGINT NOT NULL,
+    input_tokens_hi  BIGINT NOT NULL,
+    input_tokens_lo  BIGINT NOT NULL,
+    output_tokens_hi BIGINT NOT NULL,
+    output_tokens_lo BIGINT NOT NULL,
     tool_calls       BIGINT NOT NULL,
     PRIMARY KEY (project, dimension, hour, value, shard)
 );
