@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // time zones for statistics by day (?tz=), whatever the machine has installed
 
 	"github.com/logbookhq/logbook/internal/cli"
 	"github.com/logbookhq/logbook/internal/store"

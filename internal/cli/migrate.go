@@ -4,14 +4,22 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/importer"
+	"github.com/logbookhq/logbook/internal/service"
 )
 
-// migrateCmd creates or updates the schema and exits. serve does the same
-// on start; this is for deployments that migrate as a separate step.
+// migrateCmd creates or updates the schema, counts the sessions a
+// migration left uncounted into the statistics' rollups, and exits. serve
+// does the same on start (counting in the background while it serves);
+// this is for deployments that migrate as a separate step.
 func migrateCmd(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	db := fs.String("db", "", "SQLite file or postgres:// URL (env LOGBOOK_DB; default "+defaultDB(env)+")")
+	rebuild := fs.Bool("rebuild-stats", false, "empty the statistics' rollups and count every session into them again (stop every server on the database first)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -21,7 +29,53 @@ func migrateCmd(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 		return 1
 	}
-	st.Close()
+	defer st.Close()
+	if *rebuild {
+		if err := st.StatsRebuild(ctx); err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+	}
+	svc := service.New(st, service.Options{Logger: logger(env.Stderr)})
+	start := time.Now()
+	progress := &backfillProgress{w: env.Stderr, terminal: importer.IsTerminal(env.Stderr)}
+	err = svc.BackfillStats(ctx, progress.update)
+	progress.end()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook: counting sessions into the statistics: %v (run logbook migrate again to go on from there)\n", err)
+		return 1
+	}
+	if progress.counted > 0 {
+		fmt.Fprintf(env.Stderr, "counted %d sessions into the statistics in %s\n", progress.counted, time.Since(start).Round(time.Millisecond))
+	}
 	fmt.Fprintf(env.Stdout, "database %s is up to date\n", describeDB(dbValue))
 	return 0
+}
+
+// backfillProgress shows how the statistics backfill goes: a line
+// redrawn in place on a terminal, else a line every 10%.
+type backfillProgress struct {
+	w        io.Writer
+	terminal bool
+	counted  int64
+	shown    int64 // the percentage last printed (not on a terminal)
+}
+
+func (p *backfillProgress) update(n, total int64) {
+	p.counted = n
+	percent := 100 * n / max(total, 1)
+	switch {
+	case p.terminal:
+		fmt.Fprintf(p.w, "\r\033[Kcounting sessions into the statistics: %d of %d (%d%%)", n, total, percent)
+	case n == total || percent >= p.shown+10:
+		p.shown = percent
+		fmt.Fprintf(p.w, "counting sessions into the statistics: %d of %d (%d%%)\n", n, total, percent)
+	}
+}
+
+// end ends the redrawn line.
+func (p *backfillProgress) end() {
+	if p.terminal && p.counted > 0 {
+		fmt.Fprintln(p.w)
+	}
 }

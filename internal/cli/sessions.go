@@ -267,13 +267,16 @@ func sessionsStats(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("sessions stats", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	srv := addServerFlags(fs, env)
-	by := fs.String("by", "outcome", "group by outcome, blocker, harness, agent or day")
+	by := fs.String("by", "outcome", "group by outcome, blocker, harness, agent, actor, model or day")
+	then := fs.String("then", "", "and within each group by another of them (--by day --then outcome)")
+	tz := fs.String("tz", "", "the time zone of days, an IANA name like Europe/Berlin (default UTC)")
 	since := fs.String("since", "30d", "sessions started since: RFC 3339 or a duration back (7d)")
 	asJSON := fs.Bool("json", false, "print the API's JSON")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
-	params, err := ledger.ParseStatsParams(url.Values{"project": {*srv.project}, "by": {*by}, "since": {*since}}, time.Now())
+	q := url.Values{"project": {*srv.project}, "by": {*by}, "since": {*since}, "then": {*then}, "tz": {*tz}}
+	params, err := ledger.ParseStatsParams(q, time.Now())
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: --%v\n", err)
 		return 2
@@ -287,10 +290,18 @@ func sessionsStats(ctx context.Context, env Env, args []string) int {
 		most = max(most, g.Sessions)
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\tSESSIONS\t\tTOTAL TIME\tTOOL CALLS\tTOKENS IN/OUT\n", strings.ToUpper(*by))
+	header := strings.ToUpper(*by)
+	if *then != "" {
+		header += "\t" + strings.ToUpper(*then)
+	}
+	fmt.Fprintf(tw, "%s\tSESSIONS\t\tTOTAL TIME\tTOOL CALLS\tTOKENS IN/OUT\n", header)
 	for _, g := range groups {
 		bar := strings.Repeat("█", int(g.Sessions*30/most))
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d/%d\n", dash(g.Key), g.Sessions, bar, time.Duration(g.DurationSeconds)*time.Second, g.ToolCalls, g.InputTokens, g.OutputTokens)
+		key := dash(g.Key)
+		if *then != "" {
+			key += "\t" + dash(g.Then)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d/%d\n", key, g.Sessions, bar, time.Duration(g.DurationSeconds)*time.Second, g.ToolCalls, g.InputTokens, g.OutputTokens)
 	}
 	tw.Flush()
 	return 0

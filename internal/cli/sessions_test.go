@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +92,10 @@ func TestSessionsCommands(t *testing.T) {
 	stats := run("sessions", "stats", "--by", "blocker", "--since", "7d")
 	if !strings.Contains(stats, "rate_limited") || !strings.Contains(stats, "█") {
 		t.Errorf("sessions stats --by blocker:\n%s", stats)
+	}
+	stats = run("sessions", "stats", "--by", "harness", "--then", "outcome", "--tz", "Asia/Kolkata")
+	if !regexp.MustCompile(`HARNESS +OUTCOME +SESSIONS`).MatchString(stats) || !regexp.MustCompile(`\ncodex +failed +1 `).MatchString(stats) {
+		t.Errorf("sessions stats --by harness --then outcome:\n%s", stats)
 	}
 	claims := run("claims", "--subject", "src/auth/login.go")
 	if !strings.Contains(claims, "src/auth/") || !strings.Contains(claims, s.ID) {

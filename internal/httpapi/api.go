@@ -81,7 +81,7 @@ func (h *handler) routes() []route {
 		{"GET /v1/sessions/{id}/tool_calls", h.toolCalls, "The session's tool calls for audit: input, result, status, duration", []string{"tool", "since", "cursor", "limit"}, nil, ledger.ToolCallPage{}},
 		{"GET /v1/tool_calls", h.toolCalls, "Tool calls across a project, newest first", []string{"project", "session", "tool", "since", "cursor", "limit"}, nil, ledger.ToolCallPage{}},
 		{"GET /v1/commits/{sha}/sessions", h.sessionsByCommit, "The sessions that ran at or made a commit", []string{"project"}, nil, ledger.SessionsAnswer{}},
-		{"GET /v1/stats", h.stats, "Counts, durations, tool calls and tokens by outcome, blocker, harness, agent or day", []string{"project", "since", "by", "then"}, nil, ledger.StatsAnswer{}},
+		{"GET /v1/stats", h.stats, "Counts, durations, tool calls and tokens of the sessions started since a time, by outcome, blocker, harness, agent, actor, model or day (UTC days unless tz names a zone)", []string{"project", "since", "by", "then", "tz"}, nil, ledger.StatsAnswer{}},
 
 		{"POST /v1/claims", h.claim, "Claim a subject for a session (201; 200 renewing your own; 409 naming the holder)", nil, ledger.ClaimParams{}, logbook.Claim{}},
 		{"GET /v1/claims", h.listClaims, "Active claims; with subject, who holds it or a folder above it", []string{"project", "subject", "session_id"}, nil, ledger.ClaimsAnswer{}},

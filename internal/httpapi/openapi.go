@@ -95,6 +95,11 @@ func queryParameter(name string) map[string]any {
 		param["schema"] = map[string]any{"type": "boolean"}
 	case "since", "until":
 		param["description"] = "A time: " + strings.TrimPrefix(logbook.TimeHint, "write ") + "."
+	case "by", "then":
+		param["schema"] = map[string]any{"type": "string", "enum": logbook.StatsGroupings}
+		param["description"] = "A grouping; then groups within by (by=day&then=outcome: outcomes per day). Days are UTC unless tz names a zone."
+	case "tz":
+		param["description"] = "The time zone days begin and end in, for by or then=day: an IANA name (Europe/Berlin) or UTC (the default)."
 	case "min_duration":
 		param["description"] = "A duration: 90m, 36h or 7d."
 	case "q":

@@ -165,6 +165,9 @@ func (p StatsParams) Values() url.Values {
 	if !p.Since.IsZero() {
 		q.Set("since", p.Since.UTC().Format(time.RFC3339Nano))
 	}
+	if p.Zone != nil && p.Zone != time.UTC {
+		q.Set("tz", p.Zone.String())
+	}
 	return q
 }
 
@@ -174,7 +177,11 @@ func ParseStatsParams(q url.Values, now time.Time) (StatsParams, error) {
 	if err != nil {
 		return StatsParams{}, err
 	}
-	return StatsParams{Project: q.Get("project"), Since: since, By: logbook.StatsBy(q.Get("by")), Then: logbook.StatsBy(q.Get("then"))}, nil
+	zone, err := logbook.ParseZone("tz", q.Get("tz"))
+	if err != nil {
+		return StatsParams{}, err
+	}
+	return StatsParams{Project: q.Get("project"), Since: since, By: logbook.StatsBy(q.Get("by")), Then: logbook.StatsBy(q.Get("then")), Zone: zone}, nil
 }
 
 // Values writes p as the query of GET /v1/claims.

@@ -104,6 +104,20 @@ func (b StatsBy) Valid() bool {
 	return slices.Contains(StatsGroupings, b)
 }
 
+// ParseZone reads the time zone a request names for its days: an IANA
+// name (Europe/Berlin) or UTC; "" is UTC. field names the parameter in
+// the error.
+func ParseZone(field, name string) (*time.Location, error) {
+	if name == "" {
+		return time.UTC, nil
+	}
+	zone, err := time.LoadLocation(name)
+	if err != nil || name == "Local" {
+		return nil, Invalid(field, "%q is not a time zone; name one as the IANA database does (Europe/Berlin, America/New_York) or write UTC", name)
+	}
+	return zone, nil
+}
+
 // StatsRow is one group of session statistics: the sessions started in
 // the window that fall in the group, and their sums. A session's duration
 // is closed_at − started_at once it ended, now − started_at while it runs,

@@ -1,0 +1,90 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/cli"
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/service"
+	"github.com/logbookhq/logbook/internal/store/sqlitestore"
+)
+
+// TestMigrateCountsStats upgrades a database written before the
+// statistics' rollups (migration 13 taken back out of it): `logbook
+// migrate` adds them, counts its sessions into them with progress, and
+// statistics read from them answer as before; --rebuild-stats counts again.
+func TestMigrateCountsStats(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	st, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One instant for every service here: a running session's duration
+	// is counted to now.
+	opts := service.Options{NowFunc: func() time.Time { return time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC) }}
+	svc := service.New(st, opts)
+	alice := service.Caller{Actor: "alice", Project: "demo"}
+	for i, harness := range []string{"claude-code", "codex", "codex"} {
+		s, _, err := svc.StartSession(ctx, alice, service.StartParams{Harness: harness})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			if _, err := svc.EndSession(ctx, alice, s.ID, service.EndParams{Outcome: logbook.OutcomeFailed}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stats := func(svc *service.Service) []logbook.StatsRow {
+		t.Helper()
+		rows, err := svc.Stats(ctx, alice, service.StatsParams{By: logbook.ByHarness, Then: logbook.ByOutcome})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	want := stats(svc)
+	if len(want) != 2 || want[1].Key != "codex" || want[1].Sessions != 2 {
+		t.Fatalf("stats before: %+v", want)
+	}
+	for _, stmt := range []string{`DROP TABLE session_stats_days`, `DROP TABLE session_stats_hours`, `DROP TABLE session_stats_backfill`,
+		`DROP INDEX sessions_project_active`, `DELETE FROM schema_migrations WHERE version = 13`} {
+		if _, err := st.DB().ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	st.Close()
+
+	for _, args := range [][]string{{"migrate", "--db", path}, {"migrate", "--db", path, "--rebuild-stats"}} {
+		var stdout, stderr bytes.Buffer
+		if code := cli.Run(ctx, env(&stdout, &stderr, nil), args); code != 0 {
+			t.Fatalf("logbook %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+		for _, line := range []string{"counting sessions into the statistics: 3 of 3 (100%)", "counted 3 sessions into the statistics in "} {
+			if !strings.Contains(stderr.String(), line) {
+				t.Errorf("logbook %s printed no %q:\n%s", strings.Join(args, " "), line, stderr.String())
+			}
+		}
+		if !strings.Contains(stdout.String(), "is up to date") {
+			t.Errorf("logbook %s: %s", strings.Join(args, " "), stdout.String())
+		}
+		st, err := sqlitestore.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := st.StatsPending(ctx); err != nil || n != 0 {
+			t.Errorf("after logbook %s: %d sessions left to count (%v)", strings.Join(args, " "), n, err)
+		}
+		if got := stats(service.New(st, opts)); !slices.Equal(got, want) {
+			t.Errorf("after logbook %s: stats %+v, want %+v", strings.Join(args, " "), got, want)
+		}
+		st.Close()
+	}
+}
