@@ -162,8 +162,8 @@ func TestAPI(t *testing.T) {
 					t.Errorf("a session's JSON lacks %q", field)
 				}
 			}
-			if first.body["issue"] != "12" || first.body["title"] != "Fix #12" || first.body["actor"] != "alice" {
-				t.Errorf("start answered %s", first.raw)
+			if first.body["issue"] != float64(12) || first.body["title"] != "Fix #12" || first.body["actor"] != "alice" {
+				t.Errorf("start answered %s (want issue 12 as a number, as it was sent)", first.raw)
 			}
 			again := c.do("POST", "/v1/sessions", alice, body).expect(t, 200)
 			if again.body["id"] != id {
@@ -240,7 +240,7 @@ func TestAPI(t *testing.T) {
 
 		t.Run("PatchPlanEnd", func(t *testing.T) {
 			r := c.do("PATCH", "/v1/sessions/"+id, alice, map[string]any{"branch": "fix-12", "pull": 7}).expect(t, 200)
-			if r.body["branch"] != "fix-12" || r.body["pull"] != "7" || r.body["goal"] != "Fix #12" {
+			if r.body["branch"] != "fix-12" || r.body["pull"] != float64(7) || r.body["goal"] != "Fix #12" {
 				t.Errorf("patch: %s", r.raw)
 			}
 			c.do("PUT", "/v1/sessions/"+id+"/plan", alice, map[string]any{"steps": []map[string]string{{"text": "reproduce"}, {"text": "fix", "status": "running"}}}).expect(t, 200)
@@ -370,4 +370,27 @@ func TestAPI(t *testing.T) {
 			c.do("GET", "/v1/sessions?project=demo&cursor=!!", alice, nil).problem(t, 400, "cursor")
 		})
 	})
+}
+
+// TestIssueRefs: issue and pull come back as numbers when they are all
+// digits, whether sent as 12 or "12" (logbook keeps the text, not the
+// form); any other ref, "007" among them, comes back as the string sent.
+func TestIssueRefs(t *testing.T) {
+	c := newServer(t, testdb.Engines()[0]) // encoding, not storage
+	alice := c.token("demo", "alice")
+	for _, tc := range []struct {
+		sent, want any
+	}{
+		{12, float64(12)}, {"12", float64(12)}, {"#12", "#12"},
+		{"JIRA-7", "JIRA-7"}, {"007", "007"}, {"", ""},
+	} {
+		r := c.do("POST", "/v1/sessions", alice, map[string]any{"project": "demo", "issue": tc.sent, "pull": tc.sent}).expect(t, 201)
+		if r.body["issue"] != tc.want || r.body["pull"] != tc.want {
+			t.Errorf("issue and pull sent as %#v: answered %#v and %#v, want %#v", tc.sent, r.body["issue"], r.body["pull"], tc.want)
+		}
+		got := c.do("GET", "/v1/sessions/"+r.body["id"].(string), alice, nil).expect(t, 200).body["session"].(map[string]any)
+		if got["issue"] != tc.want {
+			t.Errorf("issue sent as %#v: read back %#v, want %#v", tc.sent, got["issue"], tc.want)
+		}
+	}
 }

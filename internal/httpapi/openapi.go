@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/classify"
-	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -119,7 +118,7 @@ func operationID(pattern string) string {
 var (
 	rawJSONType  = reflect.TypeOf(json.RawMessage(nil))
 	timeType     = reflect.TypeOf(time.Time{})
-	issueRefType = reflect.TypeOf(ledger.IssueRef(""))
+	refType      = reflect.TypeFor[logbook.Ref]()
 	policyType   = reflect.TypeOf(classify.Policy{})
 	shapedType   = reflect.TypeFor[shaped]()
 )
@@ -136,12 +135,12 @@ func schemaOf(t reflect.Type, depth int, answer bool) map[string]any {
 		return map[string]any{} // any JSON value
 	case timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
-	case issueRefType:
-		return map[string]any{"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}
+	case refType: // a number when it is all digits, else a string
+		return map[string]any{"anyOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}}
 	case policyType:
 		return policySchema(depth, answer)
 	}
-	if t.Implements(shapedType) {
+	if t.Kind() != reflect.Pointer && t.Implements(shapedType) {
 		// A type with its own MarshalJSON says which type it is written as.
 		return schemaOf(reflect.TypeOf(reflect.Zero(t).Interface().(shaped).JSONShape()), depth, answer)
 	}
@@ -196,8 +195,15 @@ func policySchema(depth int, answer bool) map[string]any {
 	return map[string]any{"type": "object", "properties": properties, "additionalProperties": false}
 }
 
-// nullable marks schema as also taking null (OpenAPI 3.0's way).
+// nullable marks schema as also taking null (OpenAPI 3.0's way: beside a
+// type, so each branch of an anyOf).
 func nullable(schema map[string]any) map[string]any {
+	if branches, ok := schema["anyOf"].([]any); ok {
+		for _, b := range branches {
+			nullable(b.(map[string]any))
+		}
+		return schema
+	}
 	if len(schema) > 0 {
 		schema["nullable"] = true
 	}

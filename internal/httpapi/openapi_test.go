@@ -92,7 +92,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	if err := json.Unmarshal([]byte(body("post", "/v1/sessions")), &start); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := start.Properties["issue"]["oneOf"]; !ok || start.Properties["harness_session_id"]["type"] != "string" {
+	if _, ok := start.Properties["issue"]["anyOf"]; !ok || start.Properties["harness_session_id"]["type"] != "string" {
 		t.Errorf("start body: issue %v (want a string or a number), harness_session_id %v", start.Properties["issue"], start.Properties["harness_session_id"])
 	}
 }

@@ -79,24 +79,10 @@ func (b FieldsBody) Fields() logbook.SessionFields {
 		Agent: b.Agent, Issue: (*string)(b.Issue), Pull: (*string)(b.Pull), Branch: b.Branch, HeadCommit: b.HeadCommit, Subject: b.Subject}
 }
 
-// IssueRef is an issue or pull request number or name: a JSON string, or
-// a number, read as its digits.
-type IssueRef string
-
-// UnmarshalJSON reads a string or a number.
-func (r *IssueRef) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*r = IssueRef(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return logbook.Invalid("", "an issue or pull request is a number or a string, not %s", b)
-	}
-	*r = IssueRef(n.String())
-	return nil
-}
+// IssueRef is an issue or pull request number or name: read from a JSON
+// string or number, written as a number when it is all digits (see
+// logbook.Ref).
+type IssueRef = logbook.Ref
 
 // Batch is a batch of entries and the files they touched (POST
 // /v1/sessions/{id}/entries and /compact).

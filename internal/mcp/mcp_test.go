@@ -189,17 +189,17 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 // Shapes of answers, as far as the tests read them.
 type (
 	session struct {
-		ID           string `json:"id"`
-		Actor        string `json:"actor"`
-		Title        string `json:"title"`
-		Issue        string `json:"issue"`
-		Pull         string `json:"pull"`
-		State        string `json:"state"`
-		Outcome      string `json:"outcome"`
-		Blocker      string `json:"blocker"`
-		Result       string `json:"result"`
-		EntryCount   int    `json:"entry_count"`
-		MessageCount int    `json:"message_count"`
+		ID           string          `json:"id"`
+		Actor        string          `json:"actor"`
+		Title        string          `json:"title"`
+		Issue        ledger.IssueRef `json:"issue"`
+		Pull         ledger.IssueRef `json:"pull"`
+		State        string          `json:"state"`
+		Outcome      string          `json:"outcome"`
+		Blocker      string          `json:"blocker"`
+		Result       string          `json:"result"`
+		EntryCount   int             `json:"entry_count"`
+		MessageCount int             `json:"message_count"`
 	}
 	step struct {
 		N      int    `json:"n"`
