@@ -116,11 +116,11 @@ func operationID(pattern string) string {
 }
 
 var (
-	rawJSONType  = reflect.TypeOf(json.RawMessage(nil))
-	timeType     = reflect.TypeOf(time.Time{})
-	refType      = reflect.TypeFor[logbook.Ref]()
-	policyType   = reflect.TypeOf(classify.Policy{})
-	shapedType   = reflect.TypeFor[shaped]()
+	rawJSONType = reflect.TypeOf(json.RawMessage(nil))
+	timeType    = reflect.TypeOf(time.Time{})
+	refType     = reflect.TypeFor[logbook.Ref]()
+	policyType  = reflect.TypeOf(classify.Policy{})
+	shapedType  = reflect.TypeFor[shaped]()
 )
 
 // shaped is a type written in JSON as another type (its JSONShape).
