@@ -16,7 +16,7 @@ import (
 )
 
 // Session statistics are read from rollups that every write keeps, in the
-// transaction of the write (migration 0013 describes the tables):
+// transaction of the write (migration 0014 describes the tables):
 //
 //   - session_stats_hours: per project, grouping (dimension) and hour the
 //     session started, its value and the sums;
@@ -91,7 +91,7 @@ func (s statsSums) zero() bool { return s == statsSums{} }
 
 // tokenSum is a sum of token counts in two parts, hi·2^31 + lo, each the
 // sum of its part of every count: a count may be up to 2^63-1, and a sum
-// of such would overflow where two parts cannot (migration 0013).
+// of such would overflow where two parts cannot (migration 0014).
 type tokenSum struct{ hi, lo int64 }
 
 func tokens(count int64) tokenSum { return tokenSum{count >> 31, count & (1<<31 - 1)} }
