@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,12 +21,23 @@ type GitInfo struct {
 	Head     string // the HEAD commit; "" before the first commit
 }
 
-// gitLookup asks git about dir, in one git process when the repository
-// has a commit (two otherwise).
+// gitLookup learns about dir from the repository's files when it can
+// (readGit), else asks git, in one git process when the repository has a
+// commit (two otherwise).
 func gitLookup(ctx context.Context, dir string) GitInfo {
 	if dir == "" {
 		return GitInfo{}
 	}
+	if os.Getenv("GIT_DIR") == "" && os.Getenv("GIT_WORK_TREE") == "" {
+		if info, ok := readGit(dir); ok {
+			return info
+		}
+	}
+	return execGit(ctx, dir)
+}
+
+// execGit asks git about dir.
+func execGit(ctx context.Context, dir string) GitInfo {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return GitInfo{}
