@@ -50,7 +50,7 @@ func BenchmarkHookProcess(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				fields := map[string]any{"session_id": "bench-" + c.name, "hook_event_name": c.event, "cwd": cwd,
 					"tool_name": "Bash", "tool_use_id": fmt.Sprintf("toolu_%d", i),
-					"tool_input": map[string]any{"command": "git status && git push origin main"}}
+					"tool_input": map[string]any{"command": "git status && useradd deploy"}}
 				switch c.event {
 				case EventPostToolUse:
 					fields["tool_response"] = map[string]any{"stdout": strings.Repeat("ok  \tpkg\t0.01s\n", 20), "stderr": ""}
