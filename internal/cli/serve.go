@@ -14,13 +14,9 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/logbookhq/logbook/internal/httpapi"
-	"github.com/logbookhq/logbook/internal/mcp"
 	"github.com/logbookhq/logbook/internal/metrics"
-	"github.com/logbookhq/logbook/internal/otlp"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/store"
-	"github.com/logbookhq/logbook/internal/web"
 )
 
 // serve runs the server until ctx is done (a signal in main).
@@ -81,11 +77,7 @@ Flags:
 		RateLimit: *rate, RateBurst: *burst, MaxStreams: *streams})
 
 	mux := http.NewServeMux()
-	httpapi.New(mux, svc, log, httpapi.Options{})
-	mux.Handle("POST /v1/traces", otlp.Handler(svc, log))
-	mux.Handle("/mcp", mcp.Handler(svc, log, mcp.Options{}))
-	web.New(mux, svc, log, web.Options{PublicURL: public})
-	mux.Handle("GET /metrics", counted.Handler())
+	serverRoutes(mux, svc, log, counted, public)
 	listener, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: cannot listen on %s: %v (is another logbook running? choose one with --addr)\n", *addr, err)

@@ -26,28 +26,62 @@ type handler struct {
 // limits (requests a second, event streams) are the service's: see
 // service.Options.
 type Options struct {
+	// Beside lists the routes the same server answers beside the API
+	// (OTLP traces, /mcp, /metrics, the web UI), which New does not serve
+	// but /openapi.json describes, so that it names every route.
+	Beside []Beside
+}
+
+// Beside is a route served beside the API, as /openapi.json describes it.
+type Beside struct {
+	// Pattern is the route as http.ServeMux takes it ("POST /v1/traces");
+	// without a method ("/mcp") it is described as a POST.
+	Pattern string
+	// ID is its operationId: unique, stable, e.g. "otlp_traces".
+	ID      string
+	Summary string
+	// Takes lists the media types of the request bodies it reads (none:
+	// it reads no body); Answers is the media type of its answer.
+	Takes   []string
+	Answers string
+	// Refuses says which client errors (4XX) it answers; "" for none.
+	Refuses string
+	// Auth is how a caller proves who it is: "bearer" (a token, as the
+	// API), "cookie" (the web UI's sign-in) or "" (no one needs to).
+	Auth string
+}
+
+// Mux is where New registers routes: an *http.ServeMux, or anything that
+// registers on one (a test that lists the routes a server serves).
+type Mux interface {
+	Handle(pattern string, handler http.Handler)
 }
 
 // New returns the API's routes on mux: /healthz, /openapi.json and
 // everything under /v1.
-func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Options) {
+func New(mux Mux, svc *service.Service, log *slog.Logger, opts Options) {
 	h := &handler{svc: svc, log: log}
-	mux.HandleFunc("GET /healthz", h.health)
+	mux.Handle("GET /healthz", http.HandlerFunc(h.health))
 	routes := h.routes()
 	for _, rt := range routes {
 		mux.Handle(rt.pattern, h.authenticated(rt.serve))
 	}
-	doc := openAPIDocument(routes)
-	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
+	doc := openAPIDocument(routes, opts.Beside)
+	mux.Handle("GET /openapi.json", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(doc)
-	})
+	}))
 
-	// Anything else under /v1 is a problem document, not the mux's plain text.
-	mux.HandleFunc("/v1/", func(w http.ResponseWriter, r *http.Request) {
+	// Anything else under /v1 is a problem document, not the mux's plain
+	// text: the answer to a path that is no route, so no route itself.
+	mux.Handle(NotFoundPattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusNotFound, "No such route", "there is no "+r.Method+" "+r.URL.Path+"; GET /openapi.json lists the routes", "")
-	})
+	}))
 }
+
+// NotFoundPattern catches every path under /v1 that is no route, to answer
+// it with a problem document.
+const NotFoundPattern = "/v1/"
 
 // route is one operation under /v1: New serves it behind a bearer token,
 // and /openapi.json describes it from the same entry.

@@ -17,7 +17,7 @@ import (
 // cannot be served without being described. Request bodies and answers
 // are described from their Go types (their JSON field names and kinds);
 // every error is a problem document.
-func openAPIDocument(routes []route) []byte {
+func openAPIDocument(routes []route, beside []Beside) []byte {
 	problemRef := map[string]any{"$ref": "#/components/schemas/Problem"}
 	paths := map[string]map[string]any{}
 	for _, rt := range routes {
@@ -41,8 +41,9 @@ func openAPIDocument(routes []route) []byte {
 			"summary":     rt.summary,
 			"operationId": operationID(rt.pattern),
 			"responses": map[string]any{
-				"2XX":     done,
-				"default": map[string]any{"description": "A problem document whose detail says what to fix.", "content": map[string]any{"application/problem+json": map[string]any{"schema": problemRef}}},
+				"2XX": done,
+				"4XX": map[string]any{"description": "A problem document whose detail says what to fix.", "content": map[string]any{"application/problem+json": map[string]any{"schema": problemRef}}},
+				"5XX": map[string]any{"description": "A problem document; with 503, Retry-After says when to send the request again.", "content": map[string]any{"application/problem+json": map[string]any{"schema": problemRef}}},
 			},
 		}
 		if len(params) > 0 {
@@ -57,23 +58,34 @@ func openAPIDocument(routes []route) []byte {
 		}
 		paths[path][strings.ToLower(method)] = op
 	}
-	paths["/healthz"] = map[string]any{"get": map[string]any{
-		"summary": "Liveness and the engine in use", "operationId": "health", "security": []any{},
-		"responses": map[string]any{"200": map[string]any{"description": `{"status": "ok", "engine": "sqlite"}`}},
-	}}
+	beside = append([]Beside{
+		{Pattern: "GET /healthz", ID: "health", Summary: `Liveness and the engine in use: {"status": "ok", "engine": "sqlite"}`, Answers: "application/json"},
+		{Pattern: "GET /openapi.json", ID: "openapi", Summary: "This document", Answers: "application/json"},
+	}, beside...)
+	for _, b := range beside {
+		method, path := describeBeside(b)
+		if paths[path] == nil {
+			paths[path] = map[string]any{}
+		}
+		paths[path][method] = besideOperation(b, path)
+	}
 	doc := map[string]any{
 		"openapi": "3.0.3",
 		"info": map[string]any{
 			"title":   "logbook",
 			"version": "1",
 			"description": "The session ledger for AI agents. Every /v1 route takes Authorization: Bearer TOKEN. " +
-				"Beside these routes, logbook serve answers POST /v1/traces (OTLP GenAI spans), /mcp (the MCP server) and GET /metrics (Prometheus).",
+				"Beside the API, the same server answers OTLP GenAI spans (POST /v1/traces), the MCP server (/mcp), Prometheus metrics and the web UI, described here too.",
 		},
+		"servers":  []any{map[string]any{"url": "/", "description": "the logbook server that serves this document"}},
 		"paths":    paths,
 		"security": []any{map[string]any{"bearer": []any{}}},
 		"components": map[string]any{
-			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
-			"schemas":         map[string]any{"Problem": schemaOf(reflect.TypeOf(problem{}), 0, true)},
+			"securitySchemes": map[string]any{
+				"bearer":  map[string]any{"type": "http", "scheme": "bearer"},
+				"session": map[string]any{"type": "apiKey", "in": "cookie", "name": "logbook_token", "description": "the web UI's sign-in, set by POST /sign-in"},
+			},
+			"schemas": map[string]any{"Problem": schemaOf(reflect.TypeOf(problem{}), 0, true)},
 		},
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
@@ -81,6 +93,70 @@ func openAPIDocument(routes []route) []byte {
 		panic("httpapi: the OpenAPI document does not encode: " + err.Error()) // maps of plain values always do
 	}
 	return out
+}
+
+// describeBeside returns the method and OpenAPI path of a route served
+// beside the API: a pattern without a method is described as a POST, a
+// folder ("GET /static/") as its files ("/static/{file}"), and "/{$}" as
+// "/".
+func describeBeside(b Beside) (method, path string) {
+	method, path, ok := strings.Cut(b.Pattern, " ")
+	if !ok {
+		method, path = "POST", b.Pattern
+	}
+	path = strings.TrimSuffix(path, "{$}")
+	if strings.HasSuffix(path, "/") && path != "/" {
+		path += "{file}"
+	}
+	return strings.ToLower(method), path
+}
+
+// besideOperation describes a route served beside the API from b.
+func besideOperation(b Beside, path string) map[string]any {
+	answer := map[string]any{"description": b.Summary}
+	if b.Answers != "" {
+		answer["content"] = map[string]any{b.Answers: map[string]any{"schema": mediaSchema(b.Answers)}}
+	}
+	responses := map[string]any{"2XX": answer}
+	if b.Refuses != "" {
+		responses["4XX"] = map[string]any{"description": b.Refuses}
+	}
+	op := map[string]any{"summary": b.Summary, "operationId": b.ID, "responses": responses}
+	switch b.Auth {
+	case "bearer":
+	case "cookie":
+		op["security"] = []any{map[string]any{"session": []any{}}}
+	default:
+		op["security"] = []any{}
+	}
+	if len(b.Takes) > 0 {
+		content := map[string]any{}
+		for _, media := range b.Takes {
+			content[media] = map[string]any{"schema": mediaSchema(media)}
+		}
+		op["requestBody"] = map[string]any{"required": true, "content": content}
+	}
+	if strings.HasSuffix(path, "{file}") {
+		op["parameters"] = []any{map[string]any{"name": "file", "in": "path", "required": true, "schema": map[string]any{"type": "string"}}}
+	}
+	if strings.Contains(path, "{id}") {
+		op["parameters"] = []any{map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}}}
+	}
+	return op
+}
+
+// mediaSchema is the schema of a body of a media type served beside the
+// API: text or bytes, or any JSON value.
+func mediaSchema(media string) map[string]any {
+	switch {
+	case strings.Contains(media, "json"):
+		return map[string]any{}
+	case media == "application/x-www-form-urlencoded":
+		return map[string]any{"type": "object"}
+	case strings.HasPrefix(media, "text/"):
+		return map[string]any{"type": "string"}
+	}
+	return map[string]any{"type": "string", "format": "binary"}
 }
 
 // queryParameter describes a query parameter as the handlers read it

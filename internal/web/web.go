@@ -57,10 +57,16 @@ type Options struct {
 	PublicURL *url.URL
 }
 
+// Mux is where New registers routes: an *http.ServeMux, or anything that
+// registers on one (a test that lists the routes a server serves).
+type Mux interface {
+	Handle(pattern string, handler http.Handler)
+}
+
 // New registers the UI's routes on mux: the pages, /ui/events and /static/.
 // It parses every template once and panics if one is wrong, which the
 // package's tests catch.
-func New(mux *http.ServeMux, svc *service.Service, log *slog.Logger, opts Options) {
+func New(mux Mux, svc *service.Service, log *slog.Logger, opts Options) {
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err)
