@@ -104,6 +104,14 @@ type state struct {
 	// tmpdirSet records an assignment to TMPDIR anywhere in the line, so
 	// that $TMPDIR is no longer trusted to be a temporary directory.
 	tmpdirSet bool
+
+	// dir is the working directory as far as it is known (see cwd.go).
+	dir workDir
+
+	// unseen counts the enclosing commands whose output goes into a pipe
+	// or a file rather than to the terminal, so that `echo $TOKEN |
+	// docker login --password-stdin` does not print the token.
+	unseen int
 }
 
 // spend takes one unit of work from the budget, reporting once, as
@@ -149,7 +157,8 @@ func (st *state) script(src string, in input) {
 		return
 	}
 	st.depth++
-	defer func() { st.depth-- }()
+	dir := st.dir
+	defer func() { st.depth--; st.dir = dir }() // a nested shell keeps its cd to itself
 	if st.parser == nil {
 		st.parser = newParser()
 	}
@@ -228,11 +237,20 @@ func (st *state) stmt(s *syntax.Stmt, in input, src string) {
 			}
 		case syntax.RdrIn:
 			in = input{kind: fromFile}
+			st.redirectRead(renderWord(r.Word, src))
 		case syntax.Hdoc, syntax.DashHdoc:
 			in = input{kind: fromText, text: renderWord(r.Hdoc, src).text}
 		case syntax.WordHdoc:
 			in = input{kind: fromText, text: renderWord(r.Word, src).text + "\n"}
 		}
+	}
+	if s.Background {
+		dir := st.dir // a background job runs in a subshell
+		defer func() { st.dir = dir }()
+	}
+	if outputToFile(s, src) {
+		st.unseen++
+		defer func() { st.unseen-- }()
 	}
 	st.command(s.Cmd, in, src)
 }
@@ -251,28 +269,32 @@ func (st *state) command(cmd syntax.Command, in input, src string) {
 		}
 		st.call(args, in)
 	case *syntax.BinaryCmd:
-		st.stmt(c.X, in, src)
-		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
-			st.stmt(c.Y, pipeInput(c.X, src), src)
-		} else {
-			st.stmt(c.Y, in, src)
-		}
+		st.binary(c, in, src)
 	case *syntax.Subshell:
+		dir := st.dir
 		st.stmts(c.Stmts, in, src)
+		st.dir = dir
 	case *syntax.Block:
 		st.stmts(c.Stmts, in, src)
 	case *syntax.IfClause:
+		dir := st.dir
 		for ; c != nil; c = c.Else {
 			st.stmts(c.Cond, in, src)
 			st.stmts(c.Then, in, src)
 		}
+		st.maybeMoved(dir)
 	case *syntax.WhileClause:
+		dir := st.dir
 		st.stmts(c.Cond, in, src)
 		st.stmts(c.Do, in, src)
+		st.maybeMoved(dir)
 	case *syntax.ForClause:
+		dir := st.dir
 		st.nodeSubs(c.Loop, src)
 		st.stmts(c.Do, in, src)
+		st.maybeMoved(dir)
 	case *syntax.CaseClause:
+		dir := st.dir
 		st.wordSubs(c.Word, src)
 		for _, item := range c.Items {
 			for _, p := range item.Patterns {
@@ -280,6 +302,7 @@ func (st *state) command(cmd syntax.Command, in input, src string) {
 			}
 			st.stmts(item.Stmts, in, src)
 		}
+		st.maybeMoved(dir)
 	case *syntax.FuncDecl:
 		// Defining a function runs nothing, but the body is what the
 		// line is about to call: judge it as if it ran.
@@ -289,9 +312,12 @@ func (st *state) command(cmd syntax.Command, in input, src string) {
 		if c.Name != nil {
 			st.funcs[c.Name.Value] = true
 		}
+		dir := st.dir
 		st.stmt(c.Body, in, src)
+		st.dir = dir
 	case *syntax.DeclClause:
 		st.assigns(c.Args, src)
+		st.declaration(c, in, src)
 	case *syntax.TimeClause:
 		st.stmt(c.Stmt, in, src)
 	case *syntax.CoprocClause:
@@ -299,6 +325,27 @@ func (st *state) command(cmd syntax.Command, in input, src string) {
 	default: // arithmetic, [[ tests ]], let, zsh test declarations
 		st.nodeSubs(c, src)
 	}
+}
+
+// declaration judges export, declare, typeset, local and readonly when
+// they assign nothing: with options and names only they may print
+// variables (export -p, declare -p), which the handlers judge.
+func (st *state) declaration(c *syntax.DeclClause, in input, src string) {
+	if c.Variant == nil {
+		return
+	}
+	args := []arg{lit(c.Variant.Value)}
+	for _, a := range c.Args {
+		switch {
+		case !a.Naked:
+			return // an assignment: nothing is printed
+		case a.Name != nil:
+			args = append(args, lit(a.Name.Value))
+		case a.Value != nil:
+			args = append(args, renderWord(a.Value, src))
+		}
+	}
+	st.call(args, in)
 }
 
 // assigns walks the substitutions in variable assignments and notes an
@@ -356,8 +403,87 @@ func (st *state) nested(list []*syntax.Stmt, src string) {
 		return
 	}
 	st.nest++
+	dir := st.dir // a substitution runs in a subshell, its output is captured
+	st.unseen++
 	st.stmts(list, input{}, src)
+	st.unseen--
+	st.dir = dir
 	st.nest--
+}
+
+// outputToFile reports a statement whose standard output is redirected
+// into a file (not the terminal).
+func outputToFile(s *syntax.Stmt, src string) bool {
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+			if r.N == nil || r.N.Value == "1" {
+				t := renderWord(r.Word, src).text
+				return t != "/dev/stdout" && t != "/dev/tty" && t != "/dev/stderr"
+			}
+		}
+	}
+	return false
+}
+
+// binary classifies `X && Y`, `X || Y` and pipelines. Each part of a
+// pipeline runs in a subshell, so a cd there changes nothing after it. Y of
+// `X && Y` runs only if X worked, so a cd in X is sure there; Y of
+// `X || Y` runs only if X failed, so in the directory before X, and when
+// Y exits, what follows runs only if X worked.
+func (st *state) binary(c *syntax.BinaryCmd, in input, src string) {
+	before := st.dir
+	switch c.Op {
+	case syntax.Pipe, syntax.PipeAll:
+		st.unseen++
+		st.stmt(c.X, in, src)
+		st.unseen--
+		st.dir = before
+		st.stmt(c.Y, pipeInput(c.X, src), src)
+		st.dir = before
+	case syntax.AndStmt:
+		st.stmt(c.X, in, src)
+		if !st.dir.same(before) && succeedsOnlyIfAllRan(c.X) {
+			st.dir.unsure = false
+		}
+		st.stmt(c.Y, in, src)
+		if !st.dir.same(before) {
+			st.dir.unsure = true // the whole list may have stopped before the cd
+		}
+	default: // OrStmt
+		st.stmt(c.X, in, src)
+		afterX := st.dir
+		st.dir = before
+		st.stmt(c.Y, in, src)
+		switch {
+		case !afterX.same(before):
+			st.dir = afterX
+			st.dir.unsure = !st.terminates(c.Y, src)
+		case !st.dir.same(before):
+			st.dir.unsure = true // Y's cd happened only if X failed
+		}
+	}
+}
+
+// succeedsOnlyIfAllRan reports a statement that succeeds only if every
+// command in it ran and worked: a simple command (cd DIR) or a chain of
+// them with &&. A conditional succeeds whether or not its body ran.
+func succeedsOnlyIfAllRan(s *syntax.Stmt) bool {
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		return true
+	case *syntax.BinaryCmd:
+		return c.Op == syntax.AndStmt && succeedsOnlyIfAllRan(c.X) && succeedsOnlyIfAllRan(c.Y)
+	}
+	return false
+}
+
+// maybeMoved marks the working directory unsure after a conditional or a
+// loop that changed it: its body may not have run.
+func (st *state) maybeMoved(before workDir) {
+	if !st.dir.same(before) {
+		st.dir.unsure = true
+	}
 }
 
 // pipeInput returns what the right side of a pipe reads: the known output
@@ -432,6 +558,7 @@ func (st *state) call(args []arg, in input) {
 	cmd := command{name: programName(name.text), args: args[1:], all: args, in: in}
 	j := judge(st, cmd)
 	if !j.wrapper {
+		j = st.secretRead(cmd, j)
 		j = st.projectRule(cmd, j)
 	}
 	if j.rule == "" {
@@ -443,11 +570,41 @@ func (st *state) call(args []arg, in input) {
 	st.add(line, j.class, j.rule)
 }
 
+// secretRead raises the judgement of a command that reads a file of
+// credentials to secret_read, naming the secret; a riskier judgement
+// keeps its class and says what is read too.
+func (st *state) secretRead(cmd command, j judgement) judgement {
+	p, what, ok := st.secretArgs(cmd)
+	if !ok {
+		return j
+	}
+	if j.class.Rank() < SecretRead.Rank() {
+		return is(SecretRead, cmd.name+" reads "+p+", "+what)
+	}
+	j.rule += "; it also reads " + p + ", " + what
+	return j
+}
+
+// redirectRead judges input redirected from a file: a file of
+// credentials is a secret read.
+func (st *state) redirectRead(source arg) {
+	if p, what, ok := st.secretIn(source.text); ok {
+		st.add("<"+quoteText(source), SecretRead, "reads "+p+", "+what+", as input")
+		return
+	}
+	if source.param == "HISTFILE" {
+		st.add("<"+quoteText(source), SecretRead, "reads shell history as input")
+	}
+}
+
 // projectRule applies the first of the project's rules that matches cmd
 // to the classifier's own judgement j. A rule sets the class of a command
 // the classifier cannot read and raises any other, but never lowers a
 // class the classifier knows.
 func (st *state) projectRule(cmd command, j judgement) judgement {
+	if len(st.policy.Rules) == 0 {
+		return j
+	}
 	r := st.policy.ruleFor(cmd.name, texts(cmd.args))
 	if r == nil {
 		return j

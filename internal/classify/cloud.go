@@ -68,6 +68,8 @@ var cloudVerbPrefixes = []struct {
 	{"import", ConfigMutation}, {"register", ConfigMutation}, {"authorize", ConfigMutation},
 	{"revoke", ConfigMutation}, {"configure", ConfigMutation}, {"login", ConfigMutation}, {"resize", ConfigMutation},
 	{"scale", ServiceControl}, {"invoke", Unknown}, {"cp", Network}, {"sync", Network}, {"mv", Network},
+	{"send", Network}, {"publish", Network}, {"receive", Network}, {"change", ConfigMutation},
+	{"restore", ConfigMutation}, {"rotate", ConfigMutation}, {"copy", Network}, {"cancel", ServiceControl},
 }
 
 // awsCmd: aws SERVICE OPERATION; aws s3 cp from a bucket to a local file
@@ -77,8 +79,17 @@ func awsCmd(st *state, c command) judgement {
 	if len(o.operands) == 0 {
 		return is(ReadOnly, "aws without a command prints its usage")
 	}
-	if o.operands[0].text == "sts" || o.operands[0].text == "configure" && len(o.operands) > 1 && strings.HasPrefix(o.operands[1].text, "get") {
+	if what, ok := cloudSecret("aws", o.operands); ok {
+		return is(SecretRead, "aws "+what)
+	}
+	if len(o.operands) > 1 && strings.HasPrefix(o.operands[1].text, "get-parameter") && o.has("--with-decryption") {
+		return is(SecretRead, "aws ssm "+o.operands[1].text+" --with-decryption prints secret parameters")
+	}
+	if o.operands[0].text == "sts" || o.operands[0].text == "configure" && len(o.operands) > 1 && strings.HasPrefix(o.operands[1].text, "list") {
 		return is(ReadOnly, "aws "+o.operands[0].text+" only reads")
+	}
+	if o.operands[0].text == "s3" && len(o.operands) > 1 && (o.operands[1].text == "sync" || o.operands[1].text == "mv") && o.has("--delete") {
+		return is(Destructive, "aws s3 sync --delete deletes files at the destination that the source lacks")
 	}
 	return cloudVerb("aws", o.operands)
 }
@@ -89,12 +100,56 @@ func cloudVerbCmd(_ *state, c command) judgement {
 	return cloudVerb(c.name, o.operands)
 }
 
+// cloudSecret says what a cloud CLI operation reveals when it prints a
+// secret: a Secrets Manager or Key Vault value, a decrypted parameter, a
+// temporary credential or access token, decrypted data.
+func cloudSecret(prog string, operands []arg) (string, bool) {
+	words := make(map[string]bool, len(operands))
+	for _, op := range operands {
+		words[strings.ToLower(op.text)] = true
+	}
+	for _, op := range operands {
+		switch w := strings.ToLower(op.text); w {
+		case "get-secret-value", "batch-get-secret-value", "get-login-password", "get-authorization-token",
+			"get-session-token", "assume-role", "assume-role-with-saml", "assume-role-with-web-identity",
+			"get-federation-token", "export-credentials", "decrypt", "print-access-token",
+			"print-identity-token", "print-refresh-token", "get-access-token", "get-secret":
+			return w + " prints a secret or a credential", true
+		case "access":
+			if words["secrets"] {
+				return "secrets versions access prints a secret's value", true
+			}
+		case "show", "download":
+			if words["keyvault"] && words["secret"] || words["credential"] && words["acr"] {
+				return "prints a secret's value", true
+			}
+		case "keys":
+			if words["list"] && words["storage"] {
+				return "storage account keys list prints access keys", true
+			}
+		case "get":
+			if prog == "aws" && words["configure"] {
+				return "configure get prints a configured credential", true
+			}
+		}
+	}
+	return "", false
+}
+
 func cloudVerb(prog string, operands []arg) judgement {
+	if what, ok := cloudSecret(prog, operands); ok {
+		return is(SecretRead, prog+" "+what)
+	}
 	for _, op := range operands {
 		w := strings.ToLower(op.text)
 		for _, v := range cloudVerbPrefixes {
 			if w == v.prefix || strings.HasPrefix(w, v.prefix+"-") {
 				return is(v.class, prog+" "+w+" "+verbRule(v.class))
+			}
+		}
+		for _, p := range splitWords(w) {
+			if verbWords[p] == Destructive && isCommandWord(w) {
+				return is(Destructive, prog+" "+w+": the operation's name says it deletes")
 			}
 		}
 	}

@@ -7,7 +7,21 @@ import "strings"
 
 // databasePrograms registers the database clients.
 func databasePrograms(r *registry) {
-	r.handle(sqlClientCmd, "psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "clickhouse-client", "cockroach")
+	r.handle(sqlClientCmd, "psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "clickhouse-client", "clickhouse",
+		"cockroach", "cqlsh", "usql", "pgcli", "mycli", "litecli", "trino", "presto", "spark-sql", "hive", "beeline",
+		"sqlcmd", "snowsql", "mongosh-sql")
+	r.fixed(Destructive, map[string]string{
+		"dropdb": "drops a PostgreSQL database", "dropuser": "drops a PostgreSQL role",
+		"droplang": "drops a PostgreSQL language",
+	})
+	r.fixed(ConfigMutation, map[string]string{"createdb": "creates a PostgreSQL database", "mongoimport": "imports documents into MongoDB"})
+	r.fixed(Privilege, map[string]string{"createuser": "creates a PostgreSQL role"})
+	// flyway clean and atlas schema clean drop every object in the schema.
+	r.handle(subcommandCLI(Unknown, "runs a command logbook does not know", verbTable{"clean": Destructive}), "flyway", "atlas")
+	r.handle(dumpCmd, "pg_dump", "pg_dumpall", "mysqldump", "mariadb-dump", "mongodump", "mongoexport")
+	r.handle(pgRestoreCmd, "pg_restore", "mongorestore")
+	r.handle(mysqladminCmd, "mysqladmin", "mariadb-admin")
+	r.handle(subcommandCLI(Unknown, "runs a command logbook does not know", nil), "influx", "etcdctl", "consul", "bq", "cbq", "migrate", "dbmate", "liquibase", "goose", "sqlx", "alembic", "knex", "sequelize", "prisma", "typeorm", "diesel", "sqitch")
 	r.handle(redisCmd, "redis-cli", "valkey-cli", "keydb-cli")
 	r.handle(mongoCmd, "mongosh", "mongo")
 }
@@ -16,6 +30,10 @@ func databasePrograms(r *registry) {
 // Without statements the client is interactive or reads a file: unknown.
 func sqlClientCmd(_ *state, c command) judgement {
 	valued := "-c --command -e --execute -f --file -h --host -p --port -U --username -u --user -d --dbname -D --database -P --password -S --socket -o --output -v --set -cmd -init -separator"
+	switch c.name {
+	case "clickhouse-client", "clickhouse", "sqlcmd", "snowsql", "trino", "presto", "usql", "cqlsh":
+		valued += " -q --query -Q"
+	}
 	o := scanOptions(c.args, scanSpec{valued: valued})
 	var sql []string
 	for _, op := range o.opts {
@@ -24,6 +42,11 @@ func sqlClientCmd(_ *state, c command) judgement {
 			sql = append(sql, op.value)
 		case "-e", "--execute":
 			if c.name != "sqlite3" {
+				sql = append(sql, op.value)
+			}
+		case "-q", "--query", "-Q":
+			switch c.name {
+			case "clickhouse-client", "clickhouse", "sqlcmd", "snowsql", "trino", "presto", "usql", "cqlsh":
 				sql = append(sql, op.value)
 			}
 		}
@@ -148,4 +171,45 @@ func mongoCmd(_ *state, c command) judgement {
 		}
 	}
 	return is(Unknown, c.name+" --eval runs JavaScript logbook does not read")
+}
+
+// dumpCmd: database dumps print the data, or write it to the file named
+// by -f, --file, --result-file, -o or --out.
+func dumpCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-f --file -r --result-file -o --out -h --host -p --port -U --username -u --user -d --dbname --db -c --collection -t --table -n --schema -F --format"})
+	if out, ok := o.value("-f", "--file", "-r", "--result-file", "-o", "--out"); ok && out != "-" {
+		return writeTargets(st, c.name+" writes a dump to", []arg{lit(out)})
+	}
+	return is(ReadOnly, c.name+" prints a dump of the database")
+}
+
+// pgRestoreCmd: pg_restore -c / --clean and mongorestore --drop drop what
+// they restore over; restoring into a database changes it; pg_restore
+// without a database only prints SQL.
+func pgRestoreCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-d --dbname -h --host -p --port -U --username -f --file -n --schema -t --table -j --jobs --uri --db --nsInclude --nsFrom --nsTo"})
+	switch {
+	case o.has("-c", "--clean", "--drop"):
+		return is(Destructive, c.name+" drops the objects it restores over")
+	case c.name == "pg_restore" && !o.has("-d", "--dbname"):
+		return is(ReadOnly, "pg_restore without a database prints the SQL it would run")
+	}
+	return is(ConfigMutation, c.name+" restores data into a database")
+}
+
+// mysqladminCmd: drop deletes a database, create makes one, shutdown
+// stops the server, flush-* and reload reset caches; the rest reads.
+func mysqladminCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-h --host -P --port -u --user -S --socket --defaults-file -i --sleep -c --count"})
+	for _, op := range o.operands {
+		switch w := strings.ToLower(op.text); {
+		case w == "drop":
+			return is(Destructive, c.name+" drop deletes a database")
+		case w == "shutdown" || w == "stop-replica" || w == "start-replica" || w == "stop-slave" || w == "start-slave" || w == "kill":
+			return is(ServiceControl, c.name+" "+w+" stops or starts the server or its threads")
+		case w == "create" || w == "password" || w == "old-password" || strings.HasPrefix(w, "flush") || w == "reload" || w == "refresh":
+			return is(ConfigMutation, c.name+" "+w+" changes the server")
+		}
+	}
+	return is(ReadOnly, c.name+" shows the server's status")
 }

@@ -61,14 +61,13 @@ func rmCmd(st *state, c command) judgement {
 	recursive := o.has("-r", "-R", "--recursive")
 	forced := o.has("-f", "--force")
 	for _, t := range o.operands {
-		p, _ := resolvePath(t, !st.tmpdirSet)
-		if what := criticalTarget(t, p); what != "" {
+		if what := st.criticalTarget(t); what != "" {
 			return is(Destructive, c.name+" removes "+what)
 		}
 	}
 	if recursive && forced {
 		for _, t := range o.operands {
-			if p, dynamic := resolvePath(t, !st.tmpdirSet); !isTempPath(p, dynamic) {
+			if p, dynamic := st.resolve(t); !isTempPath(p, dynamic) {
 				return is(Destructive, "rm -rf deletes "+quoteText(t)+" and everything under it without asking, outside any temporary directory")
 			}
 		}
@@ -161,8 +160,8 @@ func copyCmd(st *state, c command) judgement {
 		// Moving a system path or a home directory away is as bad as
 		// removing it.
 		for _, src := range o.operands[:len(o.operands)-1] {
-			p, _ := resolvePath(src, !st.tmpdirSet)
-			if what := criticalTarget(src, p); what != "" && !isHomeDotfile(p) {
+			p, _ := st.resolve(src)
+			if what := st.criticalTarget(src); what != "" && !isHomeDotfile(p) {
 				return is(Destructive, "mv moves away "+what)
 			}
 		}
@@ -257,8 +256,8 @@ func chmodCmd(st *state, c command) judgement {
 // under t would wreck the machine: t is the root, a home directory, or a
 // system directory no more than two levels down (/etc, /usr/lib).
 func recursiveDisaster(st *state, t arg) string {
-	p, _ := resolvePath(t, !st.tmpdirSet)
-	what := criticalTarget(t, p)
+	p, _ := st.resolve(t)
+	what := st.criticalTarget(t)
 	if isSystemPath(p) && strings.Count(p, "/") > 2 {
 		return ""
 	}

@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Interpreters and editors that take code on the command line. Inline code
 // is at least unknown: logbook does not read Python or JavaScript. It does
@@ -26,6 +29,7 @@ func interpreterPrograms(r *registry) {
 		"lua", "luajit", "rscript", "r", "osascript", "pwsh", "powershell", "powershell.exe", "tclsh", "wish", "expect")
 	r.handle(vimCmd, "vim", "vi", "nvim", "view", "ex", "gvim")
 	r.handle(awkCmd, "awk", "gawk", "mawk", "nawk")
+	r.handle(javaCmd, "java")
 }
 
 // interpreterRun judges an interpreter by its language.
@@ -134,7 +138,7 @@ func interpreterCmd(st *state, c command, lang string) judgement {
 	}
 	rest := c.args[o.rest:]
 	if len(rest) > 0 && rest[0].text != "-" {
-		return is(Unknown, c.name+" runs the program file "+quoteText(rest[0])+", which logbook cannot read")
+		return scriptFile(c.name, rest)
 	}
 	switch c.in.kind {
 	case fromText:
@@ -145,6 +149,19 @@ func interpreterCmd(st *state, c command, lang string) judgement {
 		return is(Unknown, c.name+" runs code read from a file, which logbook cannot read")
 	}
 	return is(Unknown, c.name+" starts an interactive interpreter")
+}
+
+// scriptFile judges an interpreter running a program file logbook cannot
+// read: unknown, unless the file's name or the verb among its arguments
+// says it destroys (python manage.py flush, node scripts/drop-db.js).
+func scriptFile(prog string, rest []arg) judgement {
+	if v, ok := nameDestroys(path.Base(rest[0].text)); ok && rest[0].literal {
+		return is(Destructive, prog+" runs "+quoteText(rest[0])+", whose name says it is made to "+v)
+	}
+	if j, ok := generalVerb(prog+" "+rest[0].text, rest[1:]); ok && j.class == Destructive {
+		return j
+	}
+	return is(Unknown, prog+" runs the program file "+quoteText(rest[0])+", which logbook cannot read")
 }
 
 // deletingCalls are names of calls that delete files or trees, in the
@@ -187,6 +204,11 @@ func inlineCode(st *state, lang, code string) judgement {
 	if j := st.probe(code); j.class == Destructive {
 		return is(Destructive, "the inline "+lang+" code reads as the shell command "+clip(code)+": "+j.rule)
 	}
+	for _, s := range stringLiterals(code) {
+		if p, what, ok := st.secretIn(s); ok {
+			return is(SecretRead, "the inline "+lang+" code names "+p+", "+what)
+		}
+	}
 	return is(Unknown, "the "+lang+" interpreter runs inline code, which logbook does not read")
 }
 
@@ -196,7 +218,7 @@ func (st *state) probe(text string) judgement {
 	if strings.TrimSpace(text) == "" {
 		return judgement{class: ReadOnly}
 	}
-	sub := &state{parser: st.parser, class: ReadOnly, depth: st.depth, nest: st.nest, work: st.work, tmpdirSet: st.tmpdirSet}
+	sub := &state{parser: st.parser, class: ReadOnly, depth: st.depth, nest: st.nest, work: st.work, tmpdirSet: st.tmpdirSet, dir: st.dir}
 	sub.script(text, input{})
 	if sub.spent {
 		st.spent = true
@@ -294,4 +316,33 @@ func awkCmd(st *state, c command) judgement {
 		return is(Unknown, c.name+" may redirect output into files")
 	}
 	return is(ReadOnly, c.name+" processes text and prints it")
+}
+
+// javaCmd: java -jar FILE.jar ARGS runs the program the jar is named for
+// (java -jar jenkins-cli.jar delete-job x is jenkins-cli delete-job x);
+// java -version and java -help print; anything else runs Java code
+// logbook cannot read.
+func javaCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-cp -classpath --class-path -p --module-path -m --module -jar --add-modules -d", stopAtOperand: true, longSingleDash: true})
+	jar, ok := o.value("-jar")
+	if !ok {
+		if o.has("-version", "--version", "-help", "--help", "-h", "-?", "-showversion") && o.rest == len(c.args) {
+			return is(ReadOnly, c.name+" only prints its version or help")
+		}
+		return is(Unknown, c.name+" runs Java code, which logbook cannot read")
+	}
+	name := strings.TrimSuffix(path.Base(jar), ".jar")
+	// jenkins-cli-2.426.jar is jenkins-cli
+	if i := strings.LastIndexByte(name, '-'); i > 0 && i+1 < len(name) && '0' <= name[i+1] && name[i+1] <= '9' {
+		name = name[:i]
+	}
+	inner := command{name: strings.ToLower(name), args: c.args[o.rest:], all: append([]arg{lit(name)}, c.args[o.rest:]...), in: c.in}
+	if h := knownPrograms().lookup(inner.name); h != nil {
+		return h(st, inner)
+	}
+	j := unknownProgram(st, inner)
+	if j.class == Unknown {
+		return is(Unknown, c.name+" -jar "+jar+" runs Java code, which logbook cannot read")
+	}
+	return j
 }

@@ -41,8 +41,25 @@ func kubectlCmd(st *state, c command) judgement {
 			}
 		}
 		return judgement{wrapper: true}
+	case "get":
+		o := scanOptions(rest, scanSpec{valued: global + " --template -L --label-columns --sort-by --field-selector"})
+		out, _ := o.value("-o", "--output")
+		shows := o.has("--template") || strings.HasPrefix(out, "yaml") || strings.HasPrefix(out, "json") || strings.Contains(out, "template")
+		for _, op := range o.operands {
+			kind, _, _ := strings.Cut(strings.ToLower(op.text), "/")
+			if (kind == "secret" || kind == "secrets") && shows {
+				return is(SecretRead, "kubectl get secret -o "+out+" prints the secret's values")
+			}
+		}
+	case "create":
+		if sub, _ := subcommand(rest, global); sub == "token" {
+			return is(SecretRead, "kubectl create token prints a service account token")
+		}
 	case "config":
-		sub, _ := subcommand(rest, "")
+		sub, subRest := subcommand(rest, "")
+		if sub == "view" && scanOptions(subRest, scanSpec{}).has("--raw") {
+			return is(SecretRead, "kubectl config view --raw prints the kubeconfig's keys and tokens")
+		}
 		if sub == "view" || strings.HasPrefix(sub, "get") || sub == "current-context" {
 			return is(ReadOnly, "kubectl config "+sub+" reads the kubeconfig")
 		}

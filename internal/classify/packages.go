@@ -18,7 +18,7 @@ func packagePrograms(r *registry) {
 	r.handle(genericPackageCmd, "brew", "port", "snap", "flatpak", "gem", "choco", "winget", "scoop", "nix-env", "pkg")
 	r.handle(pipCmd, "pip", "pip3", "pipx", "uv", "poetry", "conda", "mamba", "micromamba", "pdm", "rye")
 	r.handle(npmCmd, "npm", "pnpm", "yarn", "bun", "corepack")
-	r.handle(fixedRule(Unknown, "downloads and runs a package, which logbook cannot read"), "npx", "pnpx", "bunx", "uvx")
+	r.handle(packageRunCmd, "npx", "pnpx", "bunx", "uvx")
 	r.handle(cargoCmd, "cargo")
 	r.handle(goCmd, "go")
 }
@@ -207,7 +207,12 @@ func npmCmd(_ *state, c command) judgement {
 		}
 	}
 	if _, known := npmVerbs[verb]; !known && verb != "" && c.name != "npm" && !helpOnly(c.args) {
-		return is(WorkspaceWrite, c.name+" "+verb+" runs the project's "+verb+" script")
+		return targetVerbs(c.name, []arg{lit(verb)}, is(WorkspaceWrite, c.name+" "+verb+" runs the project's "+verb+" script"))
+	}
+	if verb == "run" || verb == "run-script" {
+		if script, _ := subcommand(rest, "--workspace -w"); script != "" {
+			return targetVerbs(c.name+" run", []arg{lit(script)}, lookupVerb(c.name, verb, npmVerbs))
+		}
 	}
 	return lookupVerb(c.name, verb, npmVerbs)
 }
@@ -263,4 +268,27 @@ func goCmd(_ *state, c command) judgement {
 		}
 	}
 	return lookupVerb("go", verb, goVerbs)
+}
+
+// packageRunCmd: npx PACKAGE ARGS downloads and runs a package, which is
+// unknown, unless the general verbs say what it runs destroys
+// (npx prisma migrate reset) or the package is a program logbook knows.
+func packageRunCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-p --package -c --call --from --with --python", stopAtOperand: true})
+	rest := c.args[o.rest:]
+	if len(rest) == 0 || !rest[0].literal {
+		return is(Unknown, c.name+" downloads and runs a package, which logbook cannot read")
+	}
+	name := programName(strings.TrimPrefix(rest[0].text, "@"))
+	if i := strings.LastIndexByte(name, '@'); i > 0 {
+		name = name[:i] // prisma@5 is prisma
+	}
+	inner := command{name: name, args: rest[1:], all: rest, in: c.in}
+	if h := knownPrograms().lookup(name); h != nil && name != "npx" {
+		return h(st, inner)
+	}
+	if j := unknownProgram(st, inner); j.class == Destructive {
+		return j
+	}
+	return is(Unknown, c.name+" downloads and runs "+name+", which logbook cannot read")
 }

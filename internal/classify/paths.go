@@ -136,7 +136,7 @@ func isHomeDotfile(p string) bool {
 // writeTarget judges writing to a path: it returns the class and a phrase
 // naming the target.
 func writeTarget(a arg, st *state) (Class, string) {
-	p, _ := resolvePath(a, !st.tmpdirSet)
+	p, _ := st.resolve(a)
 	switch {
 	case isDiskDevice(p):
 		return Destructive, "the disk device " + p + ", overwriting what is on it"
@@ -157,6 +157,21 @@ func writeTargets(st *state, verb string, paths []arg) judgement {
 		}
 	}
 	return j
+}
+
+// criticalTarget is criticalTarget of a path argument seen from the
+// working directory. A glob or dot that names a whole directory (*, .)
+// stays critical in a directory changed to, unless that directory is
+// surely a temporary one.
+func (st *state) criticalTarget(a arg) string {
+	p, dynamic := st.resolve(a)
+	if what := criticalTarget(a, p); what != "" {
+		return what
+	}
+	if raw, _ := resolvePath(a, !st.tmpdirSet); raw != p && !isTempPath(p, dynamic) {
+		return criticalTarget(a, raw)
+	}
+	return ""
 }
 
 // criticalTarget says why removing p would be a disaster, or "" if it is

@@ -178,7 +178,7 @@ func TestProjectRules(t *testing.T) {
 		{"sudo env X=1 deployctl --verbose push", Destructive, "project rule"},
 		{"bash -c 'deployctl push'", Destructive, "project rule"},
 		{"deployctl status", ReadOnly, "prints the release status"},
-		{"deployctl rollback", Unknown, "does not know"},
+		{"deployctl frobnicate", Unknown, "does not know"},
 		{"make deploy", ServiceControl, "make deploy restarts production"},
 		{"make -j4 deploy", ServiceControl, "make deploy restarts production"},
 		{"make test", WorkspaceWrite, "Makefile"},

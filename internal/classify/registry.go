@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"path"
 	"strings"
 	"sync"
 )
@@ -99,6 +100,11 @@ func families() []func(*registry) {
 		proxmoxPrograms,
 		cloudPrograms,
 		databasePrograms,
+		secretsPrograms,
+		forgePrograms,
+		ciPrograms,
+		backupPrograms,
+		brokerPrograms,
 	}
 }
 
@@ -132,10 +138,18 @@ func judge(st *state, c command) judgement {
 	return unknownProgram(st, c)
 }
 
-// unknownProgram judges a program the registry does not hold.
+// unknownProgram judges a program the registry does not hold by the
+// general rules (see verbs.go): a name that says it destroys, or the verb
+// among its leading words. What they cannot read stays unknown.
 func unknownProgram(_ *state, c command) judgement {
 	if helpOnly(c.args) {
 		return is(ReadOnly, c.name+" only prints its help or version")
+	}
+	if v, ok := nameDestroys(path.Base(c.all[0].text)); ok {
+		return is(Destructive, "the name of "+c.name+" says it is made to "+v)
+	}
+	if j, ok := generalVerb(c.name, c.args); ok {
+		return j
 	}
 	return is(Unknown, "logbook does not know what "+c.name+" does")
 }
@@ -182,6 +196,9 @@ func lookupVerb(prog, verb string, t verbTable) judgement {
 	}
 	if helpOnly([]arg{lit(verb)}) {
 		return is(ReadOnly, prog+" "+verb+" only prints help")
+	}
+	if c, read, ok := wordVerb(verb); ok && !read && isCommandWord(verb) {
+		return verbJudgement(prog, verbFound{class: c, word: verb})
 	}
 	return is(Unknown, "logbook does not know what "+prog+" "+verb+" does")
 }

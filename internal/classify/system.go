@@ -9,6 +9,7 @@ import "strings"
 // systemPrograms registers the system tools.
 func systemPrograms(r *registry) {
 	r.handle(crontabCmd, "crontab")
+	r.handle(psCmd, "ps")
 	r.handle(sysctlCmd, "sysctl")
 	r.handle(hostnameCmd, "hostname")
 	r.handle(settingsCtlCmd, "hostnamectl", "timedatectl", "localectl")
@@ -20,7 +21,7 @@ func systemPrograms(r *registry) {
 		"vmstat": "prints system statistics", "iostat": "prints I/O statistics", "mpstat": "prints CPU statistics",
 		"nproc": "counts CPUs", "lscpu": "describes CPUs", "lspci": "lists PCI devices",
 		"lsusb": "lists USB devices", "lsmod": "lists kernel modules", "dmesg": "prints kernel messages",
-		"ps": "lists processes", "pgrep": "finds processes", "pidof": "finds processes", "top": "shows processes",
+		"pgrep": "finds processes", "pidof": "finds processes", "top": "shows processes",
 		"htop": "shows processes", "btop": "shows processes", "lsof": "lists open files",
 		"getent": "looks up users and hosts", "logname": "prints the login name",
 		"env-update": "prints the environment", "pstree": "lists processes",
@@ -88,4 +89,16 @@ func settingsCtlCmd(_ *state, c command) judgement {
 		return is(ReadOnly, c.name+" shows settings")
 	}
 	return is(ConfigMutation, c.name+" "+verb+" changes system settings")
+}
+
+// psCmd lists processes; the BSD e option (ps e, ps auxe, ps eww) adds
+// each process's environment, secrets included.
+func psCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-o -O -p -q -u -U -g -G -t -C -s -k --sort --format --pid --ppid --user --group --cols --columns --rows --width"})
+	for _, op := range o.operands {
+		if t := op.text; strings.Trim(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && strings.Contains(t, "e") {
+			return is(SecretRead, "ps "+t+" shows each process's environment, secrets included")
+		}
+	}
+	return is(ReadOnly, "ps lists processes")
 }

@@ -84,13 +84,74 @@ func renderPart(b *strings.Builder, a *arg, part syntax.WordPart, src string, in
 			a.param = p.Param.Value
 		}
 		b.WriteString(sourceOf(part, src))
-	case *syntax.CmdSubst, *syntax.ProcSubst:
+	case *syntax.CmdSubst:
+		if out, ok := knownOutput(p, src); ok && inDouble {
+			b.WriteString(out)
+			return
+		}
+		a.literal, a.subst = false, true
+		b.WriteString(sourceOf(part, src))
+	case *syntax.ProcSubst:
 		a.literal, a.subst = false, true
 		b.WriteString(sourceOf(part, src))
 	default: // arithmetic, extended globs, brace expansions
 		a.literal = false
 		b.WriteString(sourceOf(part, src))
 	}
+}
+
+// knownOutput returns what a command substitution prints when that is
+// plain from the text: "$(cat <<'EOF' ... EOF)", "$(cat <<< TEXT)" and
+// "$(echo WORDS)" of literal words, as the shell puts it in the word
+// (trailing newlines removed). The command inside is still judged where
+// it runs.
+func knownOutput(cs *syntax.CmdSubst, src string) (string, bool) {
+	if len(cs.Stmts) != 1 {
+		return "", false
+	}
+	s := cs.Stmts[0]
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 || s.Negated || s.Background {
+		return "", false
+	}
+	args := make([]arg, len(call.Args))
+	for i, w := range call.Args {
+		args[i] = renderWord(w, src)
+		if !args[i].literal || args[i].glob {
+			return "", false
+		}
+	}
+	var out string
+	switch {
+	case args[0].text == "cat" && (len(args) == 1 || len(args) == 2 && args[1].text == "-") && len(s.Redirs) == 1:
+		r := s.Redirs[0]
+		var body arg
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			body = renderWord(r.Hdoc, src)
+		case syntax.WordHdoc:
+			body = renderWord(r.Word, src)
+			body.text += "\n"
+		default:
+			return "", false
+		}
+		if !body.literal {
+			return "", false
+		}
+		out = body.text
+		if r.Op == syntax.DashHdoc {
+			lines := strings.Split(out, "\n")
+			for i, l := range lines {
+				lines[i] = strings.TrimLeft(l, "\t")
+			}
+			out = strings.Join(lines, "\n")
+		}
+	case args[0].text == "echo" && len(s.Redirs) == 0 && (len(args) == 1 || !strings.HasPrefix(args[1].text, "-")):
+		out = strings.Join(texts(args[1:]), " ")
+	default:
+		return "", false
+	}
+	return strings.TrimRight(out, "\n"), true
 }
 
 // sourceOf returns the source text of a node, or "?" when its positions do

@@ -117,7 +117,13 @@ func envCmd(st *state, c command) judgement {
 		}
 		inner = append(split, inner...)
 	}
-	return runInner(st, inner, c.in, is(ReadOnly, "env without a command prints the environment"))
+	if dir, ok := o.value("-C", "--chdir"); ok && len(inner) > 0 {
+		saved := st.dir
+		st.chdir(lit(dir))
+		st.dir.unsure = false // env runs the command only if it could change directory
+		defer func() { st.dir = saved }()
+	}
+	return runInner(st, inner, c.in, is(SecretRead, "env without a command prints the whole environment, secrets included"))
 }
 
 // shellCmd: bash [options] [-c SCRIPT [name [args]] | -s | FILE].
