@@ -56,7 +56,7 @@ func Seed(ctx context.Context, st store.Store, n, entriesPer int, progress func(
 				ID: logbook.NewID(started), Project: SeedProject, Actor: seedActors[rng.IntN(len(seedActors))],
 				Harness: seedHarnesses[rng.IntN(len(seedHarnesses))], HarnessSessionID: fmt.Sprintf("seed-%d", done),
 				Agent: seedAgents[rng.IntN(len(seedAgents))], Goal: seedGoals[rng.IntN(len(seedGoals))],
-				Issue: fmt.Sprint(1 + rng.IntN(2000)), Branch: fmt.Sprintf("feat-%d", rng.IntN(300)),
+				Issue: logbook.Ref(fmt.Sprint(1 + rng.IntN(2000))), Branch: fmt.Sprintf("feat-%d", rng.IntN(300)),
 				Status: logbook.StatusEnded, StartedAt: started, Model: "claude-sonnet",
 			}
 			if done%10 == 9 && lastTop.ID != "" {
@@ -117,7 +117,7 @@ func Seed(ctx context.Context, st store.Store, n, entriesPer int, progress func(
 				tx.Rollback()
 				return err
 			}
-			if err := tx.LinkSet(ctx, s.ID, SeedProject, []logbook.Link{{Kind: "issue", Ref: s.Issue, Via: logbook.ViaAttached}}, nil); err != nil {
+			if err := tx.LinkSet(ctx, s.ID, SeedProject, []logbook.Link{{Kind: "issue", Ref: string(s.Issue), Via: logbook.ViaAttached}}, nil); err != nil {
 				tx.Rollback()
 				return err
 			}

@@ -43,12 +43,19 @@ func (f SessionFields) Apply(s *Session) {
 	set(&s.Model, f.Model, MaxModel)
 	set(&s.AgentType, f.AgentType, MaxModel)
 	set(&s.Agent, f.Agent, MaxID)
-	set(&s.Issue, f.Issue, MaxID)
-	set(&s.Pull, f.Pull, MaxID)
+	setRef(&s.Issue, f.Issue)
+	setRef(&s.Pull, f.Pull)
 	set(&s.Branch, f.Branch, MaxBranch)
 	set(&s.HeadCommit, f.HeadCommit, MaxCommit)
 	set(&s.Subject, f.Subject, MaxID)
 	s.DeriveTitle()
+}
+
+// setRef sets an issue or pull ref when src is set, clipped to MaxID.
+func setRef(dst *Ref, src *string) {
+	if src != nil {
+		*dst = Ref(Clip(*src, MaxID))
+	}
 }
 
 // NonEmpty returns f without the fields set to blank text, for a repeated

@@ -50,35 +50,3 @@ func isNumber(s string) bool {
 	_, err := strconv.ParseInt(s, 10, 64)
 	return err == nil
 }
-
-// sessionJSON is a Session as the API writes and reads it: its own fields,
-// with issue and pull as Refs.
-type sessionJSON struct {
-	plainSession
-	Issue Ref `json:"issue"`
-	Pull  Ref `json:"pull"`
-}
-
-// plainSession is Session without its JSON methods.
-type plainSession Session
-
-// MarshalJSON writes the session with issue and pull as Refs: numbers
-// when they are all digits.
-func (s Session) MarshalJSON() ([]byte, error) {
-	return json.Marshal(sessionJSON{plainSession(s), Ref(s.Issue), Ref(s.Pull)})
-}
-
-// UnmarshalJSON reads a session as MarshalJSON writes it.
-func (s *Session) UnmarshalJSON(b []byte) error {
-	var w sessionJSON
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*s = Session(w.plainSession)
-	s.Issue, s.Pull = string(w.Issue), string(w.Pull)
-	return nil
-}
-
-// JSONShape returns a value of the type a Session is written as, for
-// describing it (the API's /openapi.json).
-func (Session) JSONShape() any { return sessionJSON{} }

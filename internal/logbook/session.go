@@ -79,8 +79,8 @@ type Session struct {
 	Prompt           string     `json:"prompt" redact:"text"`
 	Model            string     `json:"model"`
 	AgentType        string     `json:"agent_type"`
-	Issue            string     `json:"issue"`
-	Pull             string     `json:"pull"`
+	Issue            Ref        `json:"issue"`
+	Pull             Ref        `json:"pull"`
 	Branch           string     `json:"branch"`
 	HeadCommit       string     `json:"head_commit"`
 	Subject          string     `json:"subject"`

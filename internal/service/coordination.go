@@ -156,10 +156,10 @@ func (s *Service) BusiestFiles(ctx context.Context, c Caller, project string, si
 func syncLinks(ctx context.Context, tx *work, sess *logbook.Session, extra ...logbook.Link) error {
 	var attached, named []logbook.Link
 	if sess.Issue != "" {
-		attached = append(attached, logbook.Link{Kind: "issue", Ref: sess.Issue, Via: logbook.ViaAttached})
+		attached = append(attached, logbook.Link{Kind: "issue", Ref: string(sess.Issue), Via: logbook.ViaAttached})
 	}
 	if sess.Pull != "" {
-		attached = append(attached, logbook.Link{Kind: "pull", Ref: sess.Pull, Via: logbook.ViaAttached})
+		attached = append(attached, logbook.Link{Kind: "pull", Ref: string(sess.Pull), Via: logbook.ViaAttached})
 	}
 	for _, text := range []string{sess.GivenTitle, sess.Goal, sess.Task, sess.Prompt, sess.Result} {
 		named = append(named, namedLinks(text)...)

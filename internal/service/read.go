@@ -180,9 +180,9 @@ func priorReason(sess, old logbook.Session) (string, float64) {
 	score := logbook.GoalSimilarity(sess.Goal, old.Goal+" "+old.GivenTitle)
 	switch {
 	case sess.Issue != "" && sess.Issue == old.Issue:
-		return "same issue " + sess.Issue, score
+		return "same issue " + string(sess.Issue), score
 	case sess.Pull != "" && sess.Pull == old.Pull:
-		return "same pull " + sess.Pull, score
+		return "same pull " + string(sess.Pull), score
 	case sess.Subject != "" && sess.Subject == old.Subject:
 		return "same subject " + sess.Subject, score
 	case score >= logbook.SimilarGoal:

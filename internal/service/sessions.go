@@ -108,10 +108,12 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 // inherit gives a subagent its parent's issue, pull, branch and head commit
 // where it did not say its own.
 func inherit(child, parent *logbook.Session) {
-	for _, f := range []struct{ dst, src *string }{
-		{&child.Issue, &parent.Issue}, {&child.Pull, &parent.Pull},
-		{&child.Branch, &parent.Branch}, {&child.HeadCommit, &parent.HeadCommit},
-	} {
+	for _, f := range []struct{ dst, src *logbook.Ref }{{&child.Issue, &parent.Issue}, {&child.Pull, &parent.Pull}} {
+		if *f.dst == "" {
+			*f.dst = *f.src
+		}
+	}
+	for _, f := range []struct{ dst, src *string }{{&child.Branch, &parent.Branch}, {&child.HeadCommit, &parent.HeadCommit}} {
 		if *f.dst == "" {
 			*f.dst = *f.src
 		}
