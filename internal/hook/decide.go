@@ -86,17 +86,55 @@ func (d *Decision) note(p Payload, at time.Time) logbook.Entry {
 
 // decide answers a PreToolUse: a Bash command is classified under the
 // project's policy; with the claims guard, an edit of a path another
-// session claimed is denied. Other tools get no answer (nil), which leaves
-// the decision to Claude Code's own permission settings.
+// session claimed is denied; a file tool on a path that holds credentials
+// gets the policy's decision for secret_read (ask by default). Other calls
+// get no answer (nil), which leaves the decision to the harness's own
+// permission settings.
 func (h *Hook) decide(ctx context.Context, spool *Spool, p Payload, m claudeMapper) *Decision {
-	switch {
-	case p.ToolName == "Bash":
+	if p.ToolName == "Bash" {
 		command := p.ToolInputString("command")
 		return classifyCommand(command, h.policy(ctx, spool, m.project))
-	case h.cfg.GuardClaims && p.EditedPath() != "":
-		return h.guard(ctx, spool, p, m)
+	}
+	if h.cfg.GuardClaims && p.EditedPath() != "" {
+		if d := h.guard(ctx, spool, p, m); d != nil {
+			return d
+		}
+	}
+	if path, what := secretPathOf(p); what != "" {
+		return secretDecision(p.ToolName, path, what, h.policy(ctx, spool, m.project))
 	}
 	return nil
+}
+
+// fileTools are the tools that read or change files, with the inputs that
+// name them (a path, a folder searched, a glob).
+var fileTools = map[string][]string{
+	"Read": {"file_path"}, "NotebookRead": {"notebook_path"}, "LS": {"path"},
+	"Grep": {"path", "glob"}, "Glob": {"path", "pattern"},
+	"Edit": {"file_path"}, "MultiEdit": {"file_path"}, "Write": {"file_path"}, "NotebookEdit": {"notebook_path"},
+}
+
+// secretPathOf returns the first path a file tool's input names that holds
+// credentials, and what it holds; "" when none does.
+func secretPathOf(p Payload) (path, what string) {
+	for _, key := range fileTools[p.ToolName] {
+		v := p.ToolInputString(key)
+		if v == "" {
+			continue
+		}
+		if what, ok := classify.SecretPath(v); ok {
+			return v, what
+		}
+	}
+	return "", ""
+}
+
+// secretDecision is the policy's decision on a file tool reading a secret.
+func secretDecision(tool, path, what string, policy classify.Policy) *Decision {
+	d := policy.Decide(classify.SecretRead)
+	reason := classify.Reason{Command: tool + " " + path, Class: classify.SecretRead, Rule: tool + " reads " + what, Decision: d}
+	return &Decision{Decision: d, Class: classify.SecretRead, Path: path, Reasons: []classify.Reason{reason},
+		Reason: fmt.Sprintf("logbook: %s (class %s): %s: %s", d, classify.SecretRead, reason.Command, reason.Rule)}
 }
 
 // classifyFunc is the classifier; tests replace it to see the hook cope

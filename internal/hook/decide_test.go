@@ -275,3 +275,35 @@ func TestGuardClaims(t *testing.T) {
 		t.Errorf("server down: stdout %q stderr %q; want no answer and a note", stdout, stderr)
 	}
 }
+
+// TestFileToolsReadingSecrets: Read, Grep, Glob and the edit tools on a
+// path that holds credentials get the policy's secret_read decision (ask
+// by default), naming the file; the same tools elsewhere get no answer.
+func TestFileToolsReadingSecrets(t *testing.T) {
+	srv := newTestServer(t)
+	cfg := srv.config(t)
+	cases := []struct {
+		tool     string
+		input    map[string]any
+		decision string
+		names    string
+	}{
+		{"Read", map[string]any{"file_path": "/home/dev/.ssh/id_ed25519"}, "ask", "id_ed25519"},
+		{"Read", map[string]any{"file_path": "/home/dev/.aws/credentials"}, "ask", ".aws/credentials"},
+		{"Read", map[string]any{"file_path": ".env.production"}, "ask", ".env.production"},
+		{"Grep", map[string]any{"pattern": "KEY", "path": "/home/dev/.ssh"}, "ask", ".ssh"},
+		{"Grep", map[string]any{"pattern": "API_KEY", "glob": ".env"}, "ask", ".env"},
+		{"Edit", map[string]any{"file_path": "/srv/app/.env", "old_string": "a", "new_string": "b"}, "ask", ".env"},
+		{"Read", map[string]any{"file_path": ".env.example"}, "defer", ""},
+		{"Read", map[string]any{"file_path": "/srv/app/main.go"}, "defer", ""},
+		{"Grep", map[string]any{"pattern": "TODO", "path": "internal"}, "defer", ""},
+	}
+	for _, c := range cases {
+		stdout, _ := runClaude(t, cfg, payload(t, map[string]any{"session_id": "s1", "hook_event_name": EventPreToolUse,
+			"tool_name": c.tool, "tool_use_id": "toolu_" + c.tool, "tool_input": c.input}))
+		decision, reason := decisionOf(t, stdout)
+		if decision != c.decision || !strings.Contains(reason, c.names) {
+			t.Errorf("%s %v → %s (%q), want %s naming %q", c.tool, c.input, decision, reason, c.decision, c.names)
+		}
+	}
+}
