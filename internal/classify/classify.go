@@ -224,11 +224,18 @@ func (st *state) stmt(s *syntax.Stmt, in input, src string) {
 	st.nest++
 	defer func() { st.nest-- }()
 
+	empties := printsNothing(s, src)
 	for _, r := range s.Redirs {
 		st.wordSubs(r.Word, src)
 		st.wordSubs(r.Hdoc, src)
 		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+		case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll:
+			if empties {
+				st.redirectEmpty(renderWord(r.Word, src))
+			} else {
+				st.redirectWrite(renderWord(r.Word, src))
+			}
+		case syntax.AppOut, syntax.AppAll, syntax.RdrInOut:
 			st.redirectWrite(renderWord(r.Word, src))
 		case syntax.DplOut:
 			// 2>&1 and >&- duplicate descriptors; >&file writes a file.
@@ -679,6 +686,53 @@ func (st *state) redirectWrite(target arg) {
 	}
 	c, why := writeTarget(target, st)
 	st.add(">"+quoteText(target), c, "redirects output into "+why)
+}
+
+// redirectEmpty judges `> FILE` from a command that prints nothing
+// (`> f`, `: > f`, `cat /dev/null > f`): it empties FILE. Emptying a
+// file that must never be removed (a system path, a home dotfile, a disk)
+// is as bad as removing it.
+func (st *state) redirectEmpty(target arg) {
+	if isDiscard(target.text) {
+		return
+	}
+	if what := st.criticalTarget(target); what != "" {
+		st.add(">"+quoteText(target), Destructive, "empties "+what+", destroying what it held")
+		return
+	}
+	st.redirectWrite(target)
+}
+
+// printsNothing reports a statement whose command prints nothing, so that
+// redirecting its output only empties the file: no command at all, :,
+// true, cat /dev/null, echo -n, printf ”.
+func printsNothing(s *syntax.Stmt, src string) bool {
+	if s.Cmd == nil {
+		return true
+	}
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return false
+	}
+	args := make([]string, len(call.Args))
+	for i, w := range call.Args {
+		a := renderWord(w, src)
+		if !a.literal {
+			return false
+		}
+		args[i] = a.text
+	}
+	switch {
+	case len(args) == 1 && (args[0] == ":" || args[0] == "true" || args[0] == "false"):
+		return true
+	case len(args) == 2 && args[0] == "cat" && args[1] == "/dev/null":
+		return true
+	case len(args) == 2 && args[0] == "echo" && args[1] == "-n":
+		return true
+	case len(args) == 2 && args[0] == "printf" && args[1] == "":
+		return true
+	}
+	return false
 }
 
 // clip shortens long text for a reason.

@@ -7,12 +7,18 @@ import "strings"
 
 // containerPrograms registers the container and VM tools.
 func containerPrograms(r *registry) {
+	// virsh destroy only pulls the plug; undefine forgets the machine (and
+	// with --remove-all-storage deletes its disks).
+	r.handle(subcommandCLI(ServiceControl, "controls virtual machines", verbTable{
+		"destroy": ServiceControl, "undefine": Destructive, "vol-wipe": Destructive, "console": Unknown,
+		"dominfo": ReadOnly, "dumpxml": ReadOnly, "domstate": ReadOnly, "domblklist": ReadOnly, "net-list": ReadOnly,
+		"pool-list": ReadOnly, "vol-list": ReadOnly, "snapshot-list": ReadOnly, "nodeinfo": ReadOnly,
+	}), "virsh")
+	r.handle(subcommandCLI(ServiceControl, "controls virtual machines", verbTable{"ssh": Unknown, "provision": ConfigMutation}), "vagrant", "multipass")
+	r.handle(subcommandCLI(ServiceControl, "controls containers", verbTable{"exec": Unknown, "shell": Unknown, "console": Unknown}), "lxc", "incus")
 	r.handle(dockerCmd, "docker", "podman", "nerdctl")
 	r.handle(composeCmd, "docker-compose", "podman-compose")
-	r.fixed(ServiceControl, map[string]string{
-		"virsh": "controls virtual machines", "vagrant": "controls virtual machines",
-		"multipass": "controls virtual machines", "lxc": "controls containers", "incus": "controls containers",
-	})
+	r.fixed(ServiceControl, map[string]string{})
 }
 
 var dockerVerbs = verbTable{
@@ -56,6 +62,9 @@ func dockerCmd(st *state, c command) judgement {
 		}
 		if object == "network" && (verb == "rm" || verb == "prune") {
 			return is(ConfigMutation, c.name+" network "+verb+" removes networks")
+		}
+		if object == "system" && verb == "reset" {
+			return is(Destructive, c.name+" system reset deletes every container, image and volume")
 		}
 		if object == "builder" && verb == "prune" {
 			return is(ConfigMutation, c.name+" builder prune removes the build cache")

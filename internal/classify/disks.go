@@ -5,6 +5,11 @@ package classify
 
 // diskPrograms registers the disk and volume tools.
 func diskPrograms(r *registry) {
+	r.fixed(Destructive, map[string]string{
+		"lvremove": "deletes logical volumes and their data", "vgremove": "deletes a volume group",
+		"pvremove": "wipes the LVM label from a disk", "lvreduce": "shrinks a logical volume, cutting off its end",
+	})
+	r.handle(mdadmCmd, "mdadm")
 	r.handle(diskCmd, "fdisk", "parted", "sgdisk", "cryptsetup")
 	r.handle(zfsCmd, "zfs")
 	r.handle(zpoolCmd, "zpool")
@@ -77,4 +82,19 @@ var zpoolVerbs = verbTable{
 func zpoolCmd(_ *state, c command) judgement {
 	verb, _ := subcommand(c.args, "")
 	return lookupVerb("zpool", verb, zpoolVerbs)
+}
+
+// mdadmCmd: creating an array or zeroing a superblock overwrites disks;
+// --detail, --examine and --query read; the rest manages an array.
+func mdadmCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-l --level -n --raid-devices -c --chunk --name -e --metadata"})
+	switch {
+	case o.has("-C", "--create", "--zero-superblock", "-B", "--build"):
+		return is(Destructive, "mdadm "+firstOf(o, "-C", "--create", "--zero-superblock", "-B", "--build")+" overwrites the disks it is given")
+	case o.has("-D", "--detail", "-E", "--examine", "-Q", "--query", "--detail-platform"):
+		return is(ReadOnly, "mdadm describes arrays")
+	case o.has("-S", "--stop", "-A", "--assemble", "--run"):
+		return is(ServiceControl, "mdadm starts or stops an array")
+	}
+	return is(ConfigMutation, "mdadm changes an array")
 }

@@ -7,7 +7,10 @@ import "strings"
 
 // filePrograms registers the file tools.
 func filePrograms(r *registry) {
-	r.handle(rmCmd, "rm", "unlink")
+	r.handle(fdCmd, "fd", "fdfind")
+	r.fixed(Destructive, map[string]string{"trash-empty": "empties the trash for good"})
+	r.fixed(WorkspaceWrite, map[string]string{"trash-put": "moves files to the trash", "trash": "moves files to the trash", "trash-restore": "restores files from the trash"})
+	r.handle(rmCmd, "rm", "unlink", "srm", "wipe")
 	r.handle(findCmd, "find")
 	r.handle(copyCmd, "cp", "mv", "install", "ln", "rsync")
 	r.handle(teeCmd, "tee")
@@ -20,8 +23,8 @@ func filePrograms(r *registry) {
 		"ls": "lists files", "ll": "lists files", "dir": "lists files", "tree": "lists files",
 		"file": "guesses file types", "stat": "prints file metadata", "du": "measures disk usage",
 		"df": "prints free disk space", "realpath": "resolves a path", "readlink": "resolves a link",
-		"basename": "strips directories", "dirname": "strips the file name", "fd": "finds files",
-		"fdfind": "finds files", "locate": "finds files", "mlocate": "finds files",
+		"basename": "strips directories", "dirname": "strips the file name",
+		"locate": "finds files", "mlocate": "finds files",
 		"lsattr": "lists file attributes", "getfacl": "lists file permissions", "namei": "follows a path",
 	})
 	r.fixed(WorkspaceWrite, map[string]string{
@@ -292,4 +295,31 @@ func chownCmd(st *state, c command) judgement {
 		}
 	}
 	return is(Privilege, c.name+" changes file owners")
+}
+
+// fdCmd: fd finds files, and with -x/--exec or -X/--exec-batch runs a
+// command on them, which is judged with the files as input.
+func fdCmd(st *state, c command) judgement {
+	for i, a := range c.args {
+		switch a.text {
+		case "-x", "--exec", "-X", "--exec-batch":
+			inner := make([]arg, 0, len(c.args)-i)
+			for _, w := range c.args[i+1:] {
+				if w.text == ";" {
+					break
+				}
+				if strings.Contains(w.text, "{") {
+					w = arg{text: w.text, fromInput: true}
+				}
+				inner = append(inner, w)
+			}
+			if len(inner) == 0 {
+				return is(Unknown, c.name+" "+a.text+" without a command")
+			}
+			inner = append(inner, inputArg())
+			st.call(inner, input{})
+			return judgement{wrapper: true}
+		}
+	}
+	return is(ReadOnly, c.name+" finds files")
 }

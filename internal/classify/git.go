@@ -8,9 +8,16 @@ import "strings"
 // (uncommitted changes, unpushed or remote commits, stashes, untracked
 // files) are destructive.
 
-// gitPrograms registers git.
+// gitPrograms registers git and the other version control systems.
 func gitPrograms(r *registry) {
 	r.handle(gitCmd, "git")
+	// hg strip and hg purge delete commits and untracked files; p4
+	// obliterate erases history.
+	r.handle(subcommandCLI(Unknown, "runs a command logbook does not know", verbTable{
+		"strip": Destructive, "purge": Destructive, "obliterate": Destructive, "status": ReadOnly, "st": ReadOnly,
+		"summary": ReadOnly, "annotate": ReadOnly, "heads": ReadOnly, "incoming": Network, "outgoing": Network,
+		"commit": WorkspaceWrite, "ci": WorkspaceWrite, "update": WorkspaceWrite, "up": WorkspaceWrite,
+	}), "hg", "svn", "p4", "fossil", "bzr")
 	r.fixed(ReadOnly, map[string]string{
 		"gitstats": "prints repository statistics",
 	})
@@ -120,6 +127,13 @@ func gitSubcommand(st *state, sub string, args []arg) judgement {
 		return gitWorktree(args)
 	case "config":
 		return gitConfig(args)
+	case "gc":
+		if o := scanOptions(args, scanSpec{}); o.has("--prune") {
+			if v, _ := o.value("--prune"); v == "now" || v == "all" {
+				return is(Destructive, "git gc --prune="+v+" deletes unreachable commits at once, which nothing can bring back")
+			}
+		}
+		return is(WorkspaceWrite, "git gc packs the repository, keeping recent unreachable objects")
 	case "reflog":
 		if verb, _ := subcommand(args, ""); verb == "expire" || verb == "delete" {
 			return is(Destructive, "git reflog "+verb+" throws away the record that lets lost commits be found again")

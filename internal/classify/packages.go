@@ -165,6 +165,16 @@ func pipCmd(_ *state, c command) judgement {
 	if verb == "pip" {
 		verb, _ = subcommand(rest, "")
 	}
+	if c.name == "conda" || c.name == "mamba" || c.name == "micromamba" {
+		sub, _ := subcommand(rest, "")
+		o := scanOptions(c.args, scanSpec{valued: "-n --name -p --prefix"})
+		if verb == "env" && (sub == "remove" || sub == "rm") || (verb == "remove" || verb == "uninstall") && o.has("--all") {
+			return is(Destructive, c.name+" deletes a whole environment")
+		}
+		if verb == "env" && (sub == "list" || sub == "export") {
+			return is(ReadOnly, c.name+" env "+sub+" only reads")
+		}
+	}
 	if c.name == "pipx" && (verb == "run") {
 		return is(Unknown, "pipx run downloads and runs a package")
 	}

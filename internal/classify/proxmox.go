@@ -13,9 +13,10 @@ func proxmoxPrograms(r *registry) {
 	r.handle(pveshCmd, "pvesh")
 	r.handle(pvesmCmd, "pvesm")
 	r.handle(pveamCmd, "pveam")
+	r.handle(subcommandCLI(ConfigMutation, "changes the Proxmox cluster", verbTable{"nodes": ReadOnly, "delnode": Destructive, "expected": ConfigMutation, "qdevice": ConfigMutation, "updatecerts": ConfigMutation, "mtunnel": Unknown}), "pvecm")
+	r.handle(subcommandCLI(ConfigMutation, "changes Proxmox HA resources", verbTable{"crm-command": ServiceControl, "migrate": ServiceControl, "relocate": ServiceControl}), "ha-manager")
 	r.fixed(ReadOnly, map[string]string{
-		"pveversion": "prints the Proxmox version", "pvecm": "shows the Proxmox cluster",
-		"ha-manager": "shows Proxmox HA",
+		"pveversion": "prints the Proxmox version",
 	})
 	r.fixed(ConfigMutation, map[string]string{
 		"pvenode": "changes Proxmox node settings", "pveum": "changes Proxmox users and permissions",

@@ -105,6 +105,7 @@ func families() []func(*registry) {
 		ciPrograms,
 		backupPrograms,
 		brokerPrograms,
+		remotePrograms,
 	}
 }
 

@@ -6,12 +6,15 @@ import "strings"
 
 // servicePrograms registers the service managers.
 func servicePrograms(r *registry) {
+	// pm2 delete and supervisorctl remove only take a process out of the
+	// manager's list.
+	r.handle(subcommandCLI(ServiceControl, "controls services", verbTable{"delete": ServiceControl, "del": ServiceControl, "remove": ServiceControl, "flush": ConfigMutation}), "pm2", "supervisorctl")
 	r.handle(systemctlCmd, "systemctl")
 	r.handle(serviceCmd, "service")
 	r.handle(journalctlCmd, "journalctl")
 	r.fixed(ServiceControl, map[string]string{
 		"rc-service": "controls a service", "launchctl": "controls macOS services",
-		"supervisorctl": "controls services", "pm2": "controls Node services", "nginx": "controls the web server",
+		"nginx":     "controls the web server",
 		"apachectl": "controls the web server",
 	})
 }

@@ -8,6 +8,7 @@ package classify
 // shellPrograms registers the shell builtins and utilities.
 func shellPrograms(r *registry) {
 	r.handle(cdCmd, "cd", "pushd", "popd")
+	r.handle(optionWrites("-s --set", ConfigMutation, "sets the system clock", "prints the date"), "date")
 	r.handle(echoCmd, "echo", "printf")
 	r.handle(printenvCmd, "printenv")
 	r.handle(exportCmd, "export")
@@ -35,7 +36,7 @@ func shellPrograms(r *registry) {
 		"bg": "resumes a job", "disown": "detaches a job", "umask": "sets the file mode mask",
 		"ulimit": "sets shell limits", "getopts": "parses options",
 		"read": "reads a line", "mapfile": "reads lines", "readarray": "reads lines",
-		"times": "prints process times", "date": "prints the date", "cal": "prints a calendar",
+		"times": "prints process times", "cal": "prints a calendar",
 		"tty": "prints the terminal name", "stty": "shows terminal settings", "tput": "queries the terminal",
 		"clear": "clears the screen", "reset": "resets the terminal",
 	})

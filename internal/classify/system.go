@@ -10,6 +10,9 @@ import "strings"
 func systemPrograms(r *registry) {
 	r.handle(crontabCmd, "crontab")
 	r.handle(psCmd, "ps")
+	r.handle(optionWrites("-C --clear -c --read-clear -n --console-level -D --console-off -E --console-on", ConfigMutation, "clears or configures the kernel log", "prints kernel messages"), "dmesg")
+	r.handle(subcommandCLI(ReadOnly, "lists sessions", verbTable{"terminate-session": ServiceControl, "terminate-user": ServiceControl, "kill-session": ServiceControl, "kill-user": ServiceControl, "lock-session": ServiceControl, "unlock-session": ServiceControl, "enable-linger": ConfigMutation, "disable-linger": ConfigMutation, "attach": ConfigMutation, "flush-devices": ConfigMutation}), "loginctl")
+	r.fixed(ConfigMutation, map[string]string{"env-update": "regenerates the system's environment files"})
 	r.handle(sysctlCmd, "sysctl")
 	r.handle(hostnameCmd, "hostname")
 	r.handle(settingsCtlCmd, "hostnamectl", "timedatectl", "localectl")
@@ -20,12 +23,12 @@ func systemPrograms(r *registry) {
 		"users": "lists logged-in users", "locale": "prints locale settings", "free": "prints memory use",
 		"vmstat": "prints system statistics", "iostat": "prints I/O statistics", "mpstat": "prints CPU statistics",
 		"nproc": "counts CPUs", "lscpu": "describes CPUs", "lspci": "lists PCI devices",
-		"lsusb": "lists USB devices", "lsmod": "lists kernel modules", "dmesg": "prints kernel messages",
+		"lsusb": "lists USB devices", "lsmod": "lists kernel modules",
 		"pgrep": "finds processes", "pidof": "finds processes", "top": "shows processes",
 		"htop": "shows processes", "btop": "shows processes", "lsof": "lists open files",
 		"getent": "looks up users and hosts", "logname": "prints the login name",
-		"env-update": "prints the environment", "pstree": "lists processes",
-		"systemd-analyze": "analyses boot time", "loginctl": "lists sessions", "hostid": "prints the host id",
+		"pstree":          "lists processes",
+		"systemd-analyze": "analyses boot time", "hostid": "prints the host id",
 		"smartctl": "reads disk health", "sensors": "reads sensors", "nvidia-smi": "shows GPUs",
 	})
 	r.fixed(ConfigMutation, map[string]string{
@@ -101,4 +104,19 @@ func psCmd(_ *state, c command) judgement {
 		}
 	}
 	return is(ReadOnly, "ps lists processes")
+}
+
+// optionWrites returns the handler of a program that only reads unless
+// one of the options listed (space-separated) is given, which makes it
+// class c.
+func optionWrites(options string, c Class, changes, reads string) handler {
+	return func(_ *state, cmd command) judgement {
+		o := scanOptions(cmd.args, scanSpec{})
+		for _, op := range o.opts {
+			if hasWord(options, op.name) {
+				return is(c, cmd.name+" "+op.name+" "+changes)
+			}
+		}
+		return is(ReadOnly, cmd.name+" "+reads)
+	}
 }

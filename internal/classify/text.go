@@ -8,6 +8,7 @@ import "strings"
 // textPrograms registers the text tools.
 func textPrograms(r *registry) {
 	r.handle(rgCmd, "rg", "ripgrep")
+	r.handle(optionWrites("-w", WorkspaceWrite, "rewrites the files in place", "prints formatted Go"), "gofmt")
 	r.handle(outputOptionCmd("-o --output"), "base64", "base32", "sort", "iconv")
 	r.fixed(ReadOnly, map[string]string{
 		"cat": "prints files", "tac": "prints files backwards", "nl": "numbers lines",
@@ -25,7 +26,7 @@ func textPrograms(r *registry) {
 		"strings": "prints text in binaries", "jq": "queries JSON", "gron": "flattens JSON",
 		"xmllint": "checks XML", "csvlook": "prints CSV", "bat": "prints files", "batcat": "prints files",
 		"zcat": "prints compressed files", "bzcat": "prints compressed files", "xzcat": "prints compressed files",
-		"zless": "pages compressed files", "shellcheck": "checks shell scripts", "gofmt": "prints formatted Go",
+		"zless": "pages compressed files", "shellcheck": "checks shell scripts",
 		"wdiff": "compares files", "xxd": "dumps bytes", "cloc": "counts lines of code",
 		"tokei": "counts lines of code",
 	})

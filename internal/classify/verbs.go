@@ -110,7 +110,7 @@ var optionVerbs = map[string]bool{
 	"delete": true, "del": true, "deletion": true, "remove": true, "removal": true, "purge": true,
 	"drop": true, "destroy": true, "prune": true, "forget": true, "wipe": true, "truncate": true,
 	"erase": true, "nuke": true, "uninstall": true, "deregister": true, "unregister": true,
-	"deleteall": true, "removeall": true, "reset": true,
+	"deleteall": true, "removeall": true, "reset": true, "empty": true,
 }
 
 // nameVerbs are the destroying verbs a program's name may start with when
