@@ -20,6 +20,24 @@ import (
 	"github.com/logbookhq/logbook/internal/testdb"
 )
 
+// runMCP runs 'logbook mcp args...' with the environment vars on pipes, as
+// a harness does, and connects an MCP client to it. exit gives the
+// command's exit code once the client has closed.
+func runMCP(t *testing.T, vars map[string]string, args ...string) (cs *sdk.ClientSession, exit chan int, stderr *bytes.Buffer) {
+	t.Helper()
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	stderr = &bytes.Buffer{}
+	env := cli.Env{Stdin: toServer, Stdout: fromServer, Stderr: stderr, Getenv: func(k string) string { return vars[k] }}
+	exit = make(chan int, 1)
+	go func() { exit <- cli.MCP(context.Background(), env, args) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(context.Background(), &sdk.IOTransport{Reader: toClient, Writer: fromClient}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, exit, stderr
+}
+
 // TestLogbookMCPCommand runs 'logbook mcp' as a harness would: on pipes,
 // with LOGBOOK_URL and LOGBOOK_TOKEN naming a real server.
 func TestLogbookMCPCommand(t *testing.T) {
@@ -39,18 +57,7 @@ func TestLogbookMCPCommand(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	vars := map[string]string{"LOGBOOK_URL": srv.URL, "LOGBOOK_TOKEN": token}
-	toServer, fromClient := io.Pipe()
-	toClient, fromServer := io.Pipe()
-	var stderr bytes.Buffer
-	env := cli.Env{Stdin: toServer, Stdout: fromServer, Stderr: &stderr, Getenv: func(k string) string { return vars[k] }}
-	exit := make(chan int, 1)
-	go func() { exit <- cli.MCP(ctx, env, nil) }()
-
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(ctx, &sdk.IOTransport{Reader: toClient, Writer: fromClient}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, exit, stderr := runMCP(t, map[string]string{"LOGBOOK_URL": srv.URL, "LOGBOOK_TOKEN": token})
 	if got, want := cs.InitializeResult().ServerInfo.Version, buildinfo.Read().Version; got == "" || got != want {
 		t.Errorf("serverInfo.version = %q, want the module version %q", got, want)
 	}
@@ -95,17 +102,7 @@ func TestLogbookMCPProject(t *testing.T) {
 	// answers the project of the sessions list_sessions finds without one.
 	listed := func(args ...string) (string, bool) {
 		t.Helper()
-		vars := map[string]string{"LOGBOOK_URL": srv.URL, "LOGBOOK_TOKEN": "admin-token", "LOGBOOK_PROJECT": "demo"}
-		toServer, fromClient := io.Pipe()
-		toClient, fromServer := io.Pipe()
-		var stderr bytes.Buffer
-		env := cli.Env{Stdin: toServer, Stdout: fromServer, Stderr: &stderr, Getenv: func(k string) string { return vars[k] }}
-		exit := make(chan int, 1)
-		go func() { exit <- cli.MCP(ctx, env, args) }()
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(ctx, &sdk.IOTransport{Reader: toClient, Writer: fromClient}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs, exit, _ := runMCP(t, map[string]string{"LOGBOOK_URL": srv.URL, "LOGBOOK_TOKEN": "admin-token", "LOGBOOK_PROJECT": "demo"}, args...)
 		defer func() { cs.Close(); <-exit }()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_sessions", Arguments: map[string]any{}})
 		if err != nil || res.IsError {
