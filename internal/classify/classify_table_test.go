@@ -434,23 +434,23 @@ var classCases = []classCase{
 	{"package", "go install golang.org/x/tools/cmd/goimports@latest", pkg},
 	{"package", "gem install rails", pkg},
 	{"package", "snap install code --classic", pkg},
-	{"package", "sudo apt install nginx", pkg},
+	{"package", "sudo apt install nginx", priv}, // as root: privilege escalation, worse than the install
 	{"package", "npx create-react-app app", unk},
 
 	// Privilege.
-	{"privilege", "sudo ls", ro},
-	{"privilege", "sudo -u postgres psql -c 'SELECT 1'", ro},
+	{"privilege", "sudo ls", priv}, // running anything as root is privilege escalation
+	{"privilege", "sudo -u postgres psql -c 'SELECT 1'", priv},
 	{"privilege", "sudo -i", priv},
 	{"privilege", "sudo -s", priv},
 	{"privilege", "sudo su", priv},
 	{"privilege", "sudo -l", ro},
 	{"privilege", "sudo -v", ro},
 	{"privilege", "sudo -e /etc/hosts", priv},
-	{"privilege", "doas ls", ro},
+	{"privilege", "doas ls", priv},
 	{"privilege", "doas -s", priv},
 	{"privilege", "su", priv},
 	{"privilege", "su - postgres", priv},
-	{"privilege", "su -c 'ls /root'", ro},
+	{"privilege", "su -c 'ls /root'", priv},
 	{"privilege", "useradd bob", priv},
 	{"privilege", "usermod -aG sudo bob", priv},
 	{"privilege", "passwd bob", priv},
@@ -469,8 +469,8 @@ var classCases = []classCase{
 	{"privilege", "qm guest passwd 100 root", priv},
 	{"privilege", "psql -c 'GRANT ALL ON t TO bob'", priv},
 	{"privilege", "ip netns exec ns1 ip addr", priv},
-	{"privilege", "sudo git status", ro},
-	{"privilege", "sudo env FOO=1 ls", ro},
+	{"privilege", "sudo git status", priv},
+	{"privilege", "sudo env FOO=1 ls", priv},
 
 	// Destructive: rm by target.
 	{"rm", "rm -rf /", dest},
@@ -949,7 +949,7 @@ var classCases = []classCase{
 	{"wrapper", "ssh -p 2222 -i key.pem user@host 'rm -rf /'", dest},
 	{"wrapper", "ssh host 'ls -la'", ro},
 	{"wrapper", "ssh host", unk},
-	{"wrapper", "ssh -t host sudo systemctl restart nginx", svc},
+	{"wrapper", "ssh -t host sudo systemctl restart nginx", priv},
 	{"wrapper", "ssh host \"bash -c 'git reset --hard'\"", dest},
 	{"wrapper", "ssh host -- ls", ro},
 

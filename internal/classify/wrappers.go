@@ -72,7 +72,14 @@ func sudoCmd(st *state, c command) judgement {
 		return is(ReadOnly, c.name+" without a command runs nothing")
 	}
 	st.call(inner, c.in)
-	return judgement{wrapper: true}
+	return escalates(c.name, user)
+}
+
+// escalates is the judgement on a wrapper that runs its command as another
+// user: the command is judged on its own, and running it as root (or
+// anyone) is privilege escalation, which the default policy asks about.
+func escalates(prog, user string) judgement {
+	return judgement{class: Privilege, rule: prog + " runs the command as " + user + " (privilege escalation)", wrapper: true}
 }
 
 // doasCmd: doas [-nSs] [-C config] [-u user] command.
@@ -90,7 +97,7 @@ func doasCmd(st *state, c command) judgement {
 		return is(ReadOnly, "doas without a command runs nothing")
 	}
 	st.call(inner, c.in)
-	return judgement{wrapper: true}
+	return escalates("doas", user)
 }
 
 // envCmd: env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE...] [command].
@@ -247,7 +254,7 @@ func suCmd(st *state, c command) judgement {
 		return is(Privilege, "su opens a shell as "+user)
 	}
 	st.script(script, c.in)
-	return judgement{wrapper: true}
+	return escalates("su", user)
 }
 
 // simpleWrapper handles wrappers whose options all come first and whose
