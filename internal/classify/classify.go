@@ -224,13 +224,12 @@ func (st *state) stmt(s *syntax.Stmt, in input, src string) {
 	st.nest++
 	defer func() { st.nest-- }()
 
-	empties := printsNothing(s, src)
 	for _, r := range s.Redirs {
 		st.wordSubs(r.Word, src)
 		st.wordSubs(r.Hdoc, src)
 		switch r.Op {
 		case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll:
-			if empties {
+			if printsNothing(s, src) {
 				st.redirectEmpty(renderWord(r.Word, src))
 			} else {
 				st.redirectWrite(renderWord(r.Word, src))
@@ -711,7 +710,7 @@ func printsNothing(s *syntax.Stmt, src string) bool {
 		return true
 	}
 	call, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 {
+	if !ok || len(call.Args) == 0 || len(call.Args) > 2 {
 		return false
 	}
 	args := make([]string, len(call.Args))

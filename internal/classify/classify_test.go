@@ -189,6 +189,7 @@ func TestLimits(t *testing.T) {
 		{"bash -c $( 50 deep", strings.Repeat(`bash -c "$(`, 50) + "ls" + strings.Repeat(`)"`, 50), "another command's output"},
 		{"subshells 5000 deep", strings.Repeat("( ", 5000) + "ls" + strings.Repeat(" )", 5000), "nested too deeply"},
 		{"substitutions 1000 deep", strings.Repeat("$(", 1000) + "ls" + strings.Repeat(")", 1000), "nested too deeply"},
+		{"quoted echo substitutions 6000 deep", strings.Repeat(`echo "$(`, 6000) + "ls" + strings.Repeat(`)"`, 6000), "nested too deeply"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

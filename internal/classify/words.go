@@ -85,7 +85,12 @@ func renderPart(b *strings.Builder, a *arg, part syntax.WordPart, src string, in
 		}
 		b.WriteString(sourceOf(part, src))
 	case *syntax.CmdSubst:
-		if out, ok := knownOutput(p, src); ok && inDouble {
+		if !inDouble {
+			a.literal, a.subst = false, true
+			b.WriteString(sourceOf(part, src))
+			return
+		}
+		if out, ok := knownOutput(p, src); ok {
 			b.WriteString(out)
 			return
 		}
@@ -111,8 +116,16 @@ func knownOutput(cs *syntax.CmdSubst, src string) (string, bool) {
 	}
 	s := cs.Stmts[0]
 	call, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 || s.Negated || s.Background {
+	if !ok || len(call.Args) == 0 || len(call.Args) > 64 || len(call.Assigns) > 0 || s.Negated || s.Background {
 		return "", false
+	}
+	if name := call.Args[0].Lit(); name != "cat" && name != "echo" {
+		return "", false // only these print what the text shows
+	}
+	for _, word := range call.Args {
+		if !plainWord(word) {
+			return "", false // a nested substitution: not known, and not worth the work
+		}
 	}
 	args := make([]arg, len(call.Args))
 	for i, w := range call.Args {
@@ -152,6 +165,25 @@ func knownOutput(cs *syntax.CmdSubst, src string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimRight(out, "\n"), true
+}
+
+// plainWord reports a word made only of literal text and quotes, with no
+// expansion or substitution in it.
+func plainWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // sourceOf returns the source text of a node, or "?" when its positions do
