@@ -31,7 +31,7 @@ func (s *Service) Admit(ctx context.Context, token string) (Caller, error) {
 	if err != nil {
 		return c, err
 	}
-	if err := s.limits.allow(hashToken(strings.TrimSpace(token))); err != nil {
+	if err := s.limits.allow(token); err != nil {
 		return Caller{}, err
 	}
 	return c, nil
@@ -92,12 +92,13 @@ func newLimiter(opts Options) *limiter {
 	return l
 }
 
-// allow takes one request from key's bucket, or says how long until the
+// allow takes one request from token's bucket, or says how long until the
 // next one would be allowed.
-func (l *limiter) allow(key string) error {
+func (l *limiter) allow(token string) error {
 	if l.rate <= 0 {
 		return nil
 	}
+	key := hashToken(strings.TrimSpace(token))
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
