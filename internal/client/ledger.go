@@ -176,6 +176,12 @@ func (l httpLedger) ListSessions(ctx context.Context, p ledger.ListParams) (ledg
 	return page, err
 }
 
+func (l httpLedger) Search(ctx context.Context, p ledger.SearchParams) (ledger.SearchPage, error) {
+	var page ledger.SearchPage
+	_, err := l.call(ctx, http.MethodGet, withQuery("/v1/search", p.Values()), nil, &page)
+	return page, err
+}
+
 func (l httpLedger) Stats(ctx context.Context, p ledger.StatsParams) ([]logbook.StatsRow, error) {
 	var res ledger.StatsAnswer
 	_, err := l.call(ctx, http.MethodGet, withQuery("/v1/stats", p.Values()), nil, &res)

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -134,6 +135,34 @@ func testLedgerScript(ctx context.Context, t *testing.T, alice, bob ledger.Ledge
 	page, err := bob.ListSessions(ctx, ledger.ListParams{Filter: logbook.SessionFilter{Harness: "claude-code", Issue: "12", Since: time.Now().Add(-time.Hour)}})
 	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].ID != sess.ID {
 		t.Errorf("list by harness and issue: %+v %v", page, err)
+	}
+	found, err := bob.Search(ctx, ledger.SearchParams{Query: "login test", Limit: 1})
+	if err != nil || len(found.Results) != 1 || found.Ranked != 2 || found.NextCursor == "" || found.Results[0].SessionID != sess.ID {
+		t.Errorf("search, first page: %+v %v", found, err)
+	}
+	seen := map[string]bool{}
+	for cursor := ""; ; {
+		page, err := bob.Search(ctx, ledger.SearchParams{Query: "login test", Limit: 1, Cursor: cursor})
+		if err != nil || len(page.Results) != 1 {
+			t.Fatalf("search page at %q: %+v %v", cursor, page, err)
+		}
+		h := page.Results[0]
+		seen[fmt.Sprintf("%s:%d", h.Field, h.Seq)] = true
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(seen) != 2 || !seen["goal:0"] || !seen["entry:1"] {
+		t.Errorf("search pages: %v", seen)
+	}
+	found, err = bob.Search(ctx, ledger.SearchParams{Query: "auth", Filter: logbook.SearchFilter{Kind: logbook.KindToolCall, Tool: "Bash"}})
+	if err != nil || len(found.Results) != 1 || found.Results[0].Seq != 2 ||
+		logbook.SnippetString(found.Results[0].Snippet, "[", "]") != "Bash go test ./[auth]" {
+		t.Errorf("search for a tool's input: %+v %v", found, err)
+	}
+	var noWord *logbook.ValidationError
+	if _, err := bob.Search(ctx, ledger.SearchParams{Query: "!!"}); !errors.As(err, &noWord) || noWord.Field != "q" {
+		t.Errorf("search without a word: %v, want a validation error naming q", err)
 	}
 	calls, err := bob.ToolCalls(ctx, ledger.ToolCallParams{SessionID: sess.ID})
 	if err != nil || len(calls.ToolCalls) != 1 || calls.ToolCalls[0].Status != logbook.ToolCallOK {

@@ -103,6 +103,7 @@ func (h *handler) routes() []route {
 
 		{"POST /v1/sessions", h.startSession, "Start a session; the same harness_session_id again returns it (200, not 201)", nil, ledger.StartParams{}, logbook.Session{}},
 		{"GET /v1/sessions", h.listSessions, "A page of sessions, newest first, with aggregates and filters", listQuery, nil, ledger.SessionPage{}},
+		{"GET /v1/search", h.search, "Search a project's transcripts and its sessions' titles, goals and results: ranked matches with snippets", ledger.SearchQueryNames, nil, ledger.SearchPage{}},
 		{"GET /v1/sessions/{id}", h.getSession, "A session with its entries after a seq (at most 500), subagents and plan", []string{"after_seq", "all"}, nil, ledger.SessionView{}},
 		{"PATCH /v1/sessions/{id}", h.updateSession, "Heartbeat, with any of the start fields; fields not given are kept", nil, ledger.FieldsBody{}, logbook.Session{}},
 		{"DELETE /v1/sessions/{id}", h.deleteSession, "Delete a session and its subagents (the owner or the admin)", []string{"force"}, nil, ledger.Deleted{}},

@@ -111,6 +111,7 @@ func authzRoutes() []authzRoute {
 		// A session named with a project must be that project's: refused,
 		// never an empty list.
 		{"GET /v1/tool_calls", func(f authzFixture) string { return "/v1/tool_calls?project=other&session=" + f.session }, none, sessionElsewhere},
+		{"GET /v1/search", static("/v1/search?project=demo&q=payroll+ledger"), none, readProject},
 		{"GET /v1/stats", static("/v1/stats?project=demo&by=outcome"), none, readProject},
 		{"GET /v1/commits/{sha}/sessions", static("/v1/commits/abc1234/sessions?project=demo"), none, readProject},
 

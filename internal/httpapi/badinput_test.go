@@ -45,11 +45,16 @@ func TestListSearchBounds(t *testing.T) {
 		if n := found(atBounds); n != 1 {
 			t.Errorf("a search at the bounds (%d words, %d characters) found %d sessions, want 1", logbook.MaxQueryWords, logbook.MaxQueryLen, n)
 		}
-		// LIKE's wildcards and escape are searched for as text.
-		for q, want := range map[string]int{"100%": 1, "a_b": 1, `\`: 1, "%": 1, "_": 1, "a%b": 0, "x_y": 0} {
+		// Words are searched for, punctuation separates them: LIKE's
+		// wildcards mean nothing, and a search of punctuation alone says
+		// what to do.
+		for q, want := range map[string]int{"100%": 1, "a_b": 1, "100% of": 1, "x_y": 0, "a%b": 1} {
 			if n := found(q); n != want {
 				t.Errorf("q=%q found %d sessions, want %d", q, n, want)
 			}
+		}
+		for _, q := range []string{`\`, "%", "_", "%%%"} {
+			list(q).problem(t, 400, "q")
 		}
 
 		for _, tc := range []struct {

@@ -61,6 +61,9 @@ type Ledger interface {
 	GetSession(ctx context.Context, id string, p GetParams) (SessionView, error)
 	// ListSessions returns a page of sessions.
 	ListSessions(ctx context.Context, p ListParams) (SessionPage, error)
+	// Search finds entries and sessions of a project by what they say,
+	// best first.
+	Search(ctx context.Context, p SearchParams) (SearchPage, error)
 	// Stats counts sessions by a grouping.
 	Stats(ctx context.Context, p StatsParams) ([]logbook.StatsRow, error)
 	// ToolCalls lists tool calls paired with their results, for audit.

@@ -118,6 +118,48 @@ func ParseListParams(q url.Values, now time.Time) (ListParams, error) {
 	return p, err
 }
 
+// SearchQueryNames are the query parameters of GET /v1/search.
+var SearchQueryNames = []string{"project", "q", "actor", "harness", "outcome", "tool", "kind", "since", "limit", "cursor"}
+
+// Values writes p as the query of GET /v1/search.
+func (p SearchParams) Values() url.Values {
+	q := url.Values{}
+	f := p.Filter
+	for name, v := range map[string]string{"project": p.Project, "q": p.Query, "actor": f.Actor, "harness": f.Harness,
+		"outcome": string(f.Outcome), "tool": f.Tool, "kind": string(f.Kind), "cursor": p.Cursor} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
+	if !f.Since.IsZero() {
+		q.Set("since", f.Since.UTC().Format(time.RFC3339Nano))
+	}
+	if p.Limit > 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	return q
+}
+
+// ParseSearchParams reads the query of GET /v1/search; now resolves
+// relative times ("7d"). The search itself and the filter are checked by
+// the ledger.
+func ParseSearchParams(q url.Values, now time.Time) (SearchParams, error) {
+	if len(q) > MaxListParameters {
+		return SearchParams{}, logbook.Invalid("", "a search takes at most %d query parameters", MaxListParameters)
+	}
+	p := SearchParams{Project: q.Get("project"), Query: q.Get("q"), Cursor: q.Get("cursor"), Filter: logbook.SearchFilter{
+		Actor: q.Get("actor"), Harness: q.Get("harness"), Outcome: logbook.Outcome(q.Get("outcome")),
+		Tool: q.Get("tool"), Kind: logbook.Kind(q.Get("kind")),
+	}}
+	var err error
+	if p.Filter.Since, err = QueryTime(q, "since", now); err != nil {
+		return p, err
+	}
+	limit, err := QueryInt(q, "limit", 0)
+	p.Limit = int(limit)
+	return p, err
+}
+
 // Values writes p as the query of GET /v1/tool_calls (the session, when
 // set, goes in the path of GET /v1/sessions/{id}/tool_calls instead).
 func (p ToolCallParams) Values() url.Values {

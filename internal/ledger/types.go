@@ -196,6 +196,31 @@ type SessionPage struct {
 	NextCursor string            `json:"next_cursor,omitempty"`
 }
 
+// SearchParams select what a search finds (GET /v1/search): entries of
+// the project's sessions, and the sessions' own title, goal and result,
+// that match Query (see logbook.ParseSearch) and pass Filter.
+type SearchParams struct {
+	Project string
+	Query   string
+	Filter  logbook.SearchFilter
+	Limit   int    // default logbook.DefaultSearchPage, at most logbook.MaxSearchPage
+	Cursor  string // from a previous page's NextCursor
+}
+
+// SearchPage is a page of what a search found, best first.
+type SearchPage struct {
+	Results    []logbook.SearchHit `json:"results"`
+	NextCursor string              `json:"next_cursor,omitempty"`
+	// Ranked is how many matches were ranked: the newest
+	// logbook.SearchCandidates matching entries and as many sessions at
+	// most. More says more matched than that; more words narrow a search.
+	Ranked int  `json:"ranked"`
+	More   bool `json:"more,omitempty"`
+	// Indexing says the index is still taking in what was written before
+	// it was made: older matches may be missing yet.
+	Indexing bool `json:"indexing,omitempty"`
+}
+
 // SessionsAnswer is the answer of GET /v1/commits/{sha}/sessions.
 type SessionsAnswer struct {
 	Sessions []logbook.Session `json:"sessions"`

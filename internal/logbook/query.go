@@ -3,9 +3,7 @@ package logbook
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // SessionFilter selects sessions in a list. Zero fields select everything;
@@ -26,25 +24,24 @@ type SessionFilter struct {
 	Since, Until time.Time
 	MinDuration  time.Duration
 	MinToolCalls int64
-	Query        string // words that must all appear in the title or goal
+	// Query is a search (see ParseSearch) that the session's own title,
+	// goal or result must match, through the search index.
+	Query string `redact:"text"`
 }
 
-// Bounds of a list's text search (SessionFilter.Query). Each word is one
-// more pattern matched against every title and goal the other filters
-// leave, and SQLite refuses a statement of some 500 words or a pattern of
-// 50,000 bytes: the bounds keep a search well inside both and are far
-// above what a person types.
+// Bounds of a search, a list's q and GET /v1/search's alike: far above
+// what a person types, and they keep the index's query small. A search
+// over a bound is refused (a *ValidationError naming q), never cut short:
+// a shorter search would find what the caller did not ask for.
 const (
 	MaxQueryLen   = 200 // characters in the search
-	MaxQueryWords = 32  // words in the search
+	MaxQueryWords = 32  // words (and phrases) in the search
 )
 
 // Normalize cleans the filter's names (harness, actor, agent) as Name
-// does, so they match what was stored, and checks what cannot be clipped:
-// the size of its text search (MaxQueryLen, MaxQueryWords). A search over
-// a bound is a *ValidationError naming field "q" and the bound, never cut
-// short, because a shorter search would list sessions the caller did not
-// ask for.
+// does, so they match what was stored, and reads its search (Query; see
+// ParseSearch), which may not be over its bounds (MaxQueryLen,
+// MaxQueryWords) or hold no word at all.
 func (f *SessionFilter) Normalize() error {
 	for _, name := range []struct {
 		field string
@@ -57,11 +54,10 @@ func (f *SessionFilter) Normalize() error {
 		}
 		*name.value = clean
 	}
-	if n := len(strings.Fields(f.Query)); n > MaxQueryWords {
-		return Invalid("q", "the search has %d words; search for at most %d words", n, MaxQueryWords)
-	}
-	if n := utf8.RuneCountInString(f.Query); n > MaxQueryLen {
-		return Invalid("q", "the search is %d characters long; search for at most %d characters", n, MaxQueryLen)
+	if f.Query != "" {
+		if _, err := ParseSearch(f.Query); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -67,6 +67,10 @@ func (l callerLedger) ListSessions(ctx context.Context, p ledger.ListParams) (le
 	return l.s.ListSessions(ctx, l.c, p)
 }
 
+func (l callerLedger) Search(ctx context.Context, p ledger.SearchParams) (ledger.SearchPage, error) {
+	return l.s.Search(ctx, l.c, p)
+}
+
 func (l callerLedger) Stats(ctx context.Context, p ledger.StatsParams) ([]logbook.StatsRow, error) {
 	return l.s.Stats(ctx, l.c, p)
 }

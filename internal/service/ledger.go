@@ -18,6 +18,8 @@ type (
 	SessionView    = ledger.SessionView
 	ListParams     = ledger.ListParams
 	SessionPage    = ledger.SessionPage
+	SearchParams   = ledger.SearchParams
+	SearchPage     = ledger.SearchPage
 	StatsParams    = ledger.StatsParams
 	ToolCallParams = ledger.ToolCallParams
 	ToolCallPage   = ledger.ToolCallPage

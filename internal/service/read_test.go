@@ -110,7 +110,9 @@ func testFilters(t *testing.T, b *bundle) {
 		{"min tool calls", logbook.SessionFilter{MinToolCalls: 5}, f.ids("busy")},
 		{"min duration", logbook.SessionFilter{MinDuration: 90 * time.Minute}, f.ids("old-failed")},
 		{"words in title or goal", logbook.SessionFilter{Query: "billing MIGRATE"}, f.ids("old-failed")},
-		{"words escape like patterns", logbook.SessionFilter{Query: "%"}, nil},
+		{"words side by side, whatever stands between", logbook.SessionFilter{Query: "billing-database"}, f.ids("old-failed")},
+		{"words start longer ones", logbook.SessionFilter{Query: "migr"}, f.ids("old-failed")},
+		{"words of the transcript are not the session's", logbook.SessionFilter{Query: "permission denied"}, nil},
 		{"since: seen in the window", logbook.SessionFilter{Since: f["busy"].StartedAt.Add(30 * time.Second)}, f.ids("busy", "pulled", "bob")},
 		{"until", logbook.SessionFilter{Until: f["busy"].StartedAt.Add(-time.Second)}, f.ids("old-failed")},
 		{"combined", logbook.SessionFilter{Harness: "claude-code", State: logbook.StateActive, Pull: "7", MinToolCalls: 1}, f.ids("busy")},
@@ -119,6 +121,9 @@ func testFilters(t *testing.T, b *bundle) {
 		if got := b.list(t, tc.filter); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %d sessions %v, want %v", tc.name, len(got), got, tc.want)
 		}
+	}
+	if _, err := b.svc.ListSessions(b.ctx, b.alice, service.ListParams{Filter: logbook.SessionFilter{Query: "% _"}}); !errors.Is(err, logbook.ErrInvalid) {
+		t.Errorf("a q without a word: %v, want ErrInvalid", err)
 	}
 	b.clock.Add(10 * time.Minute)
 	if got := b.list(t, logbook.SessionFilter{State: logbook.StateIdle}); !slices.Equal(got, f.ids("busy", "pulled")) {

@@ -60,6 +60,15 @@ func (r *redactingStore) StatsRebuild(ctx context.Context) error { return r.st.S
 func (r *redactingStore) StatsBackfill(ctx context.Context, limit int) (int, bool, error) {
 	return r.st.StatsBackfill(ctx, limit)
 }
+// The search backfill indexes what is stored (redacted when it was): it
+// takes and gives no text.
+func (r *redactingStore) SearchPending(ctx context.Context) (int64, error) {
+	return r.st.SearchPending(ctx)
+}
+func (r *redactingStore) SearchBackfill(ctx context.Context, limit int) (int, bool, error) {
+	return r.st.SearchBackfill(ctx, limit)
+}
+func (r *redactingStore) SearchRebuild(ctx context.Context) error { return r.st.SearchRebuild(ctx) }
 
 // redactingTx is a transaction of a redactingStore.
 type redactingTx struct {
@@ -520,4 +529,13 @@ func (r redacting) SessionListByCommit(ctx context.Context, project, sha string,
 		return nil, err
 	}
 	return r.ex.SessionListByCommit(ctx, project, sha, limit)
+}
+
+// Search looks for its query redacted as free text is, so that a search
+// reads the way what it searches was stored; filters are identifiers.
+func (r redacting) Search(ctx context.Context, p store.SearchParams) (store.SearchResult, error) {
+	if err := r.c.clean(ctx, &p); err != nil {
+		return store.SearchResult{}, err
+	}
+	return r.ex.Search(ctx, p)
 }

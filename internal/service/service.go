@@ -81,6 +81,8 @@ type Service struct {
 	counted func(eventType string) // Options.Committed
 	// committer, once Run starts it, groups concurrent write transactions.
 	committer atomic.Pointer[committer]
+	// searchIndexing is set while the search backfill has work left.
+	searchIndexing atomic.Bool
 }
 
 // New returns a Service on st.
@@ -109,8 +111,9 @@ func New(st store.Store, opts Options) *Service {
 // Run starts the service's background work and blocks until ctx ends:
 // announcing appended entries every logbook.AppendedEvery (see announce),
 // counting the sessions a migration left uncounted into the statistics'
-// rollups (BackfillStats) and, on a single-writer engine (SQLite), the
-// group committer that coalesces concurrent writes into shared
+// rollups (BackfillStats), indexing for search what was written before the
+// index was made (BackfillSearch) and, on a single-writer engine (SQLite),
+// the group committer that coalesces concurrent writes into shared
 // transactions. Without Run every
 // write is a transaction of its own, which is correct but slower, and
 // entries appended within AppendedEvery of a session's last
@@ -128,6 +131,12 @@ func (s *Service) Run(ctx context.Context) {
 		s.backfillStats(ctx)
 	}()
 	defer func() { <-backfilled }()
+	indexed := make(chan struct{})
+	go func() {
+		defer close(indexed)
+		s.backfillSearch(ctx)
+	}()
+	defer func() { <-indexed }()
 	if !s.store.SingleWriter() {
 		<-ctx.Done()
 		return

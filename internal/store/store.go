@@ -80,6 +80,20 @@ type Store interface {
 	// session again. No other process may write meanwhile: one that saw
 	// the backfill finished would count its changes twice.
 	StatsRebuild(ctx context.Context) error
+	// SearchPending says how many entries and sessions the search index
+	// does not hold yet: those written before the index was made (or
+	// SearchRebuild emptied it), which SearchBackfill indexes. Everything
+	// written since is indexed as it is written.
+	SearchPending(ctx context.Context) (int64, error)
+	// SearchBackfill indexes up to limit more of them, in one transaction
+	// of its own, and says how many it indexed and whether none is left.
+	// It holds the writer only for that transaction. Until it finishes, a
+	// search does not find what is left.
+	SearchBackfill(ctx context.Context, limit int) (indexed int, finished bool, err error)
+	// SearchRebuild empties the search index and sets SearchBackfill to
+	// index every entry and session again (for a database written by a
+	// version of logbook that did not index, beside one that did).
+	SearchRebuild(ctx context.Context) error
 
 	// Close releases the database.
 	Close() error
@@ -147,7 +161,10 @@ type Executor interface {
 	// SessionList lists a project's sessions matching p.Filter in p.Sort
 	// order (descending, ties broken by id descending), starting after the
 	// cursor position when one is given. It runs one statement whatever the
-	// page size; SubagentCount is filled.
+	// page size; SubagentCount is filled. Filter.Query is a search
+	// (logbook.ParseSearch) the session's own title, goal or result must
+	// match, answered by the search index; one that does not parse is
+	// ErrInvalid.
 	SessionList(ctx context.Context, p SessionListParams) ([]logbook.Session, error)
 	// SessionListPrior lists a project's sessions that ended partial or
 	// failed at or after Since, newest first, for goal memory.
@@ -310,6 +327,18 @@ type Executor interface {
 
 	// Why: sessions behind a commit.
 
+	// Search finds what matches p.Query (see logbook.ParseSearch) in a
+	// project, through the search index: entries, whose text is
+	// logbook.EntrySearchText, and sessions' own title, goal and result
+	// (logbook.SessionSearchText), both as they were stored. Of each, the
+	// p.Candidates newest matches that pass p.Filter are ranked, best
+	// first (ties: newest first), and the page at p.Offset of at most
+	// p.Limit of them returned. Every engine holds the same words of a
+	// text (logbook.SearchWords), so a search finds the same things on
+	// each; how they rank is the engine's own. A query that does not
+	// parse is ErrInvalid.
+	Search(ctx context.Context, p SearchParams) (SearchResult, error)
+
 	// SessionListByCommit lists a project's sessions (subagents too) whose
 	// head commit, or the commit of one of whose entries, is sha: equal, sha
 	// a prefix of it, or it (7 characters or more) a prefix of sha. Newest
@@ -410,6 +439,36 @@ type EntryListParams struct {
 	AfterSeq          int64
 	Limit             int
 	IncludeSuperseded bool
+}
+
+// SearchParams select what Search finds.
+type SearchParams struct {
+	Project string
+	// Query is what to search for, redacted as free text is, so that it
+	// is read the way what it searches was stored.
+	Query  string `redact:"text"`
+	Filter logbook.SearchFilter
+	// Candidates is how many of the newest matching entries, and of the
+	// newest matching sessions, are ranked.
+	Candidates    int
+	Offset, Limit int
+}
+
+// SearchResult is a page of what a search found.
+type SearchResult struct {
+	Hits []SearchHit
+	// Ranked is how many matches were ranked, of which Hits is a page;
+	// Capped says more matched than Candidates of a kind.
+	Ranked int
+	Capped bool
+}
+
+// SearchHit is one match: an entry of a session, or (Entry nil) the
+// session's own title, goal or result.
+type SearchHit struct {
+	Session logbook.Session
+	Entry   *logbook.Entry
+	Score   float64 // higher ranks first
 }
 
 // AgentGetParams selects an agent; ForUpdate locks it as SessionGetParams does.

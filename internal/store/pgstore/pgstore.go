@@ -89,6 +89,9 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		// the backfill waits at most 200 ms and tries again later.
 		StatsBackfillLockSQL: []string{`SET LOCAL lock_timeout = '200ms'`, `LOCK TABLE sessions IN SHARE MODE`},
 		IsLockTimeout:        isLockTimeout,
+		// tsvector columns with GIN indexes, holding the words logbook
+		// makes (migration 0015).
+		Search: sqlstore.TSVector,
 	})
 	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
 	return st, nil

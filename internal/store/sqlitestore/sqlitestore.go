@@ -107,6 +107,8 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		// Moves when another process commits to the file: the store keeps
 		// active sessions' rows in memory only while nobody else writes.
 		DataVersionSQL: "PRAGMA data_version",
+		// FTS5, with the words logbook makes (migration 0015).
+		Search: sqlstore.FTS5,
 	})
 	if err := forgetValueSamples(ctx, db); err != nil {
 		st.Close()

@@ -85,8 +85,14 @@ func refreshStatistics(ctx context.Context, db *sql.DB, maxCounted int64) error 
 
 // tablesToAnalyze lists the tables that PRAGMA optimize would analyze:
 // 0x10000 looks at every table, 0x02 analyzes, and 0x01 only lists the
-// statements (ANALYZE "main"."entries") instead of running them.
+// statements (ANALYZE "main"."entries") instead of running them. The
+// search index's own tables (FTS5's shadow tables, read by their keys
+// only) are left out.
 func tablesToAnalyze(ctx context.Context, db *sql.DB) ([]string, error) {
+	shadow, err := shadowTables(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := db.QueryContext(ctx, `PRAGMA optimize=0x10003`)
 	if err != nil {
 		return nil, err
@@ -102,9 +108,29 @@ func tablesToAnalyze(ctx context.Context, db *sql.DB) ([]string, error) {
 		if !ok || !strings.HasSuffix(name, `"`) {
 			return nil, fmt.Errorf("unexpected statement %q", stmt)
 		}
-		tables = append(tables, strings.ReplaceAll(strings.TrimSuffix(name, `"`), `""`, `"`))
+		if name := strings.ReplaceAll(strings.TrimSuffix(name, `"`), `""`, `"`); !shadow[name] {
+			tables = append(tables, name)
+		}
 	}
 	return tables, rows.Err()
+}
+
+// shadowTables names the tables a virtual table keeps its data in.
+func shadowTables(ctx context.Context, db *sql.DB) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_list WHERE type = 'shadow'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		names[name] = true
+	}
+	return names, rows.Err()
 }
 
 // scaleStatistics multiplies the counts of rows in table's statistics by

@@ -15,8 +15,10 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 	const columns = 16
 	// One multi-row INSERT per chunk of rows: a batch of 500 entries is a
 	// few statements, not 500 round trips. The chunk size is the engine's
-	// (see Dialect.InsertRows).
+	// (see Dialect.InsertRows). The ids of the rows inserted come back, for
+	// the search index, written in the same transaction.
 	chunk := e.d.InsertRows
+	ids := make(map[entryKey]int64, len(entries))
 	for start := 0; start < len(entries); start += chunk {
 		part := entries[start:min(start+chunk, len(entries))]
 		args := make([]any, 0, len(part)*columns)
@@ -47,18 +49,27 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 		}
 		query := `INSERT INTO entries (session_id, seq, at, kind, role, text, tool, tool_call_id,
 			payload, commit_sha, key, input_tokens, output_tokens, superseded_at, author, author_token) VALUES ` + placeholders(len(part), columns) +
-			` ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING`
-		res, err := e.exec(ctx, query, args...)
+			` ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING RETURNING id, session_id, seq`
+		rows, err := e.query(ctx, query, args...)
 		if err != nil {
 			return inserted, e.interpretError(err, "inserting entries")
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
+		for rows.Next() {
+			var id int64
+			var k entryKey
+			if err := rows.Scan(&id, &k.session, &k.seq); err != nil {
+				rows.Close()
+				return inserted, e.interpretError(err, "inserting entries")
+			}
+			ids[k] = id
+			inserted++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return inserted, e.interpretError(err, "inserting entries")
 		}
-		inserted += int(n)
 	}
-	return inserted, nil
+	return inserted, e.indexEntries(ctx, entries, ids, false)
 }
 
 // placeholders writes the VALUES list of a multi-row INSERT: rows groups
@@ -119,10 +130,36 @@ func (e executor) EntryExistingKeys(ctx context.Context, sessionID string, keys 
 	return found, nil
 }
 
+// entryColumns lists an entry row's columns in the order scanEntry reads them.
+const entryColumns = `id, session_id, seq, at, kind, role, text, tool, tool_call_id, payload, commit_sha, key,
+	input_tokens, output_tokens, superseded_at IS NOT NULL, author, author_token`
+
+// scanEntry is the one place an entry row becomes a logbook.Entry.
+func scanEntry(row rowScanner) (logbook.Entry, error) {
+	var en logbook.Entry
+	var at int64
+	var payload, key, author, authorToken sql.NullString
+	var in, out sql.NullInt64
+	if err := row.Scan(&en.ID, &en.SessionID, &en.Seq, &at, &en.Kind, &en.Role, &en.Text, &en.Tool,
+		&en.ToolCallID, &payload, &en.Commit, &key, &in, &out, &en.Superseded, &author, &authorToken); err != nil {
+		return en, err
+	}
+	if author.Valid {
+		en.Author = &logbook.Author{Actor: author.String, TokenID: authorToken.String}
+	}
+	en.At = fromMicros(at)
+	if payload.Valid {
+		en.Payload = []byte(payload.String)
+	}
+	en.Key = key.String
+	if in.Valid || out.Valid {
+		en.Usage = &logbook.Usage{InputTokens: in.Int64, OutputTokens: out.Int64}
+	}
+	return en, nil
+}
+
 func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]logbook.Entry, error) {
-	query := `SELECT id, session_id, seq, at, kind, role, text, tool, tool_call_id, payload, commit_sha, key,
-		input_tokens, output_tokens, superseded_at IS NOT NULL, author, author_token
-		FROM entries WHERE session_id = $1 AND seq > $2`
+	query := `SELECT ` + entryColumns + ` FROM entries WHERE session_id = $1 AND seq > $2`
 	if !p.IncludeSuperseded {
 		query += ` AND superseded_at IS NULL`
 	}
@@ -134,24 +171,9 @@ func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]log
 	defer rows.Close()
 	entries := []logbook.Entry{}
 	for rows.Next() {
-		var en logbook.Entry
-		var at int64
-		var payload, key, author, authorToken sql.NullString
-		var in, out sql.NullInt64
-		if err := rows.Scan(&en.ID, &en.SessionID, &en.Seq, &at, &en.Kind, &en.Role, &en.Text, &en.Tool,
-			&en.ToolCallID, &payload, &en.Commit, &key, &in, &out, &en.Superseded, &author, &authorToken); err != nil {
+		en, err := scanEntry(rows)
+		if err != nil {
 			return nil, e.interpretError(err, "listing entries")
-		}
-		if author.Valid {
-			en.Author = &logbook.Author{Actor: author.String, TokenID: authorToken.String}
-		}
-		en.At = fromMicros(at)
-		if payload.Valid {
-			en.Payload = []byte(payload.String)
-		}
-		en.Key = key.String
-		if in.Valid || out.Valid {
-			en.Usage = &logbook.Usage{InputTokens: in.Int64, OutputTokens: out.Int64}
 		}
 		entries = append(entries, en)
 	}

@@ -28,12 +28,6 @@ func (q *query) and(cond string) { q.where = append(q.where, cond) }
 // whereSQL is the conditions joined with AND.
 func (q *query) whereSQL() string { return strings.Join(q.where, " AND ") }
 
-// likeEscape makes s match itself literally inside a LIKE pattern that
-// declares ESCAPE '\'.
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
 // prefixEnd returns the smallest string greater than every string that
 // starts with prefix, so `value >= prefix AND value < prefixEnd(prefix)` is
 // a prefix match an index can serve.
@@ -67,7 +61,10 @@ func sortExpr(sort logbook.SessionSort, now string) string {
 }
 
 func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([]logbook.Session, error) {
-	stmt, args := sessionListSQL(p)
+	stmt, args, err := sessionListSQL(e.d, p)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := e.query(ctx, stmt, args...)
 	if err != nil {
 		return nil, e.interpretError(err, "listing sessions")
@@ -87,12 +84,19 @@ func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([
 }
 
 // sessionListSQL builds the one statement a page of sessions takes.
-func sessionListSQL(p store.SessionListParams) (string, []any) {
+func sessionListSQL(d Dialect, p store.SessionListParams) (string, []any, error) {
 	q := &query{}
 	now := q.arg(micros(p.Now))
 	project := q.arg(p.Project)
 	q.and("s.project = " + project)
 	filterSessions(q, p.Filter, project, now, p.IdleBefore)
+	if p.Filter.Query != "" {
+		cond, err := d.sessionQueryCondition(q, p.Project, p.Filter.Query)
+		if err != nil {
+			return "", nil, err
+		}
+		q.and(cond)
+	}
 	order := sortExpr(p.Sort, now)
 	if p.After != nil {
 		v, id := q.arg(p.After.Value), q.arg(p.After.ID)
@@ -106,14 +110,17 @@ func sessionListSQL(p store.SessionListParams) (string, []any) {
 		` + durationExpr(now) + ` AS duration_seconds
 		FROM sessions s WHERE s.id IN (SELECT s.id FROM sessions s WHERE ` + q.whereSQL() + `
 			ORDER BY ` + order + ` DESC, s.id DESC LIMIT ` + q.arg(p.Limit) + `)
-		ORDER BY ` + order + ` DESC, s.id DESC`, q.args
+		ORDER BY ` + order + ` DESC, s.id DESC`, q.args, nil
 }
 
 // ExplainSessionList returns the engine's query plan for a page of
 // sessions, for BENCHMARKS.md and for checking that each filter stays an
 // index scan.
 func (s *Store) ExplainSessionList(ctx context.Context, p store.SessionListParams) (string, error) {
-	stmt, args := sessionListSQL(p)
+	stmt, args, err := sessionListSQL(s.d, p)
+	if err != nil {
+		return "", err
+	}
 	rows, err := s.db.QueryContext(ctx, s.d.ExplainPrefix+stmt, args...)
 	if err != nil {
 		return "", s.interpretError(err, "explaining the session list")
@@ -196,10 +203,6 @@ func filterSessions(q *query, f logbook.SessionFilter, project, now string, idle
 	}
 	if f.MinToolCalls > 0 {
 		q.and("s.tool_call_count >= " + q.arg(f.MinToolCalls))
-	}
-	for _, word := range strings.Fields(strings.ToLower(f.Query)) {
-		pattern := q.arg("%" + likeEscape(word) + "%")
-		q.and("(LOWER(s.title) LIKE " + pattern + ` ESCAPE '\' OR LOWER(s.goal) LIKE ` + pattern + ` ESCAPE '\')`)
 	}
 }
 

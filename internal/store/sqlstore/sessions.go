@@ -65,6 +65,9 @@ func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (insert
 		e.txRows.known(*s)
 		f := factsOf(s)
 		e.stats.change(nil, &f)
+		if err := e.indexSession(ctx, s); err != nil {
+			return false, err
+		}
 	}
 	return n == 1, nil
 }
@@ -194,6 +197,9 @@ func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) er
 	e.txRows.updated(s, was)
 	if counted {
 		e.stats.change(&old, &now)
+	}
+	if searchChanged(s, was) {
+		return e.indexSession(ctx, s)
 	}
 	return nil
 }

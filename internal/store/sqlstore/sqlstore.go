@@ -96,6 +96,8 @@ type Dialect struct {
 	// IsLockTimeout reports whether err says a lock was not granted within
 	// the lock timeout (nil: never).
 	IsLockTimeout func(error) bool
+	// Search is how the engine keeps the search index (FTS5 or TSVector).
+	Search SearchIndex
 }
 
 // querier is what *sql.DB and *sql.Tx share.

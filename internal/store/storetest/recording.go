@@ -135,6 +135,21 @@ func (r *recordingStore) Listen(ctx context.Context, wake func()) error {
 	return r.st.Listen(ctx, wake)
 }
 
+func (r *recordingStore) SearchPending(ctx context.Context) (int64, error) {
+	r.calls.add("SearchPending")
+	return r.st.SearchPending(ctx)
+}
+
+func (r *recordingStore) SearchBackfill(ctx context.Context, limit int) (int, bool, error) {
+	r.calls.add("SearchBackfill")
+	return r.st.SearchBackfill(ctx, limit)
+}
+
+func (r *recordingStore) SearchRebuild(ctx context.Context) error {
+	r.calls.add("SearchRebuild")
+	return r.st.SearchRebuild(ctx)
+}
+
 func (r *recordingStore) Close() error {
 	r.calls.add("Close")
 	return r.st.Close()
@@ -478,4 +493,9 @@ func (r recordingExecutor) SessionPruneEnded(ctx context.Context, before time.Ti
 func (r recordingExecutor) SessionListByCommit(ctx context.Context, project, sha string, limit int) ([]logbook.Session, error) {
 	r.calls.add("SessionListByCommit")
 	return r.ex.SessionListByCommit(ctx, project, sha, limit)
+}
+
+func (r recordingExecutor) Search(ctx context.Context, p store.SearchParams) (store.SearchResult, error) {
+	r.calls.add("Search")
+	return r.ex.Search(ctx, p)
 }

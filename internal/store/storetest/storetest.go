@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Engine", testEngine},
 		{"Maintenance", testMaintenance},
 		{"Stats", testStats},
+		{"Search", testSearch},
 	}
 	var ran atomic.Int64
 	for _, p := range parts {

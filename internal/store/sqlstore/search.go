@@ -1,0 +1,695 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// The search index. Every entry has a document (the words of
+// logbook.EntrySearchText) and every session one (the words of its title,
+// goal and result), written in the transaction that writes the entry or
+// changes those fields, and gone with them (SQLite: triggers; PostgreSQL:
+// foreign keys). logbook cuts the words (logbook.SearchWords); the engine
+// keeps and searches them with its own machinery, as its SearchIndex says.
+//
+// Besides the words of its text, a document holds meta words: one for its
+// project, actor, harness, and for an entry its kind and tool. A search
+// asks for the meta words of its project and filters, so the index itself
+// narrows a search to them; the rows are checked against the filters too,
+// so a meta word standing for two values (a hash clash) changes nothing.
+
+// SearchIndex is how an engine keeps the search index: FTS5 (SQLite) or
+// TSVector (PostgreSQL). Both hold the same words.
+type SearchIndex interface {
+	// writeEntries stores entries' documents. backfill: documents of rows
+	// written before the index, which a live write may have indexed since.
+	writeEntries(ctx context.Context, e executor, docs []entryDoc, backfill bool) error
+	// writeSession stores (or replaces) a session's document.
+	writeSession(ctx context.Context, e executor, sessionID string, d searchDoc, backfill bool) error
+	// entryCandidates is a query of (entry id, score) rows: the entries
+	// whose documents match m and that pass where (on entries e and
+	// sessions s), newest first, at most limit (a placeholder).
+	entryCandidates(q *query, m searchMatch, where, limit string) string
+	// sessionCandidates is the same for sessions: (session id, score).
+	sessionCandidates(q *query, m searchMatch, where, limit string) string
+	// sessionsMatching is a condition on the session s: its document
+	// matches m.
+	sessionsMatching(q *query, m searchMatch) string
+	// clear empties the index.
+	clear(ctx context.Context, e executor) error
+}
+
+// searchDoc is a document: its words in order (positions), then the
+// words found only whole, and its meta words.
+type searchDoc struct {
+	words []string
+	meta  []string
+}
+
+// entryDoc is an entry's document.
+type entryDoc struct {
+	id  int64
+	doc searchDoc
+}
+
+// searchMatch is what a search asks of documents: every term, and every
+// meta word.
+type searchMatch struct {
+	terms []logbook.SearchTerm
+	meta  []string
+}
+
+// metaWord stands for a value of a field (project, actor, harness, kind,
+// tool) in the index: the field's initial, a 0, and 16 hex digits of a
+// hash of both. logbook.SearchWords never makes a word of a letter and a
+// digit side by side but whole identifiers (extra), which a text would
+// have to hold exactly, and rows are checked anyway.
+func metaWord(field, value string) string {
+	sum := sha256.Sum256([]byte(field + "\x00" + value))
+	return field[:1] + "0" + hex.EncodeToString(sum[:8])
+}
+
+// newDoc cuts text into a document with the given meta words.
+func newDoc(text string, meta ...string) searchDoc {
+	words, extra := logbook.SearchWords(text)
+	d := searchDoc{words: make([]string, 0, len(words)+len(extra)), meta: meta}
+	for _, w := range words {
+		d.words = append(d.words, w.Word)
+	}
+	for _, w := range extra {
+		d.words = append(d.words, w.Word)
+	}
+	return d
+}
+
+// sessionMeta is the meta words every document of a session holds.
+func sessionMeta(project, actor, harness string) []string {
+	return []string{metaWord("project", project), metaWord("actor", actor), metaWord("harness", harness)}
+}
+
+// sessionDoc is a session's document.
+func sessionDoc(s *logbook.Session) searchDoc {
+	return newDoc(logbook.SessionSearchText(*s), sessionMeta(s.Project, s.Actor, s.Harness)...)
+}
+
+// entryDocOf is an entry's document; meta is its session's.
+func entryDocOf(en *logbook.Entry, meta []string) searchDoc {
+	m := append(slices.Clip(meta), metaWord("kind", string(en.Kind)))
+	if en.Tool != "" {
+		m = append(m, metaWord("tool", en.Tool))
+	}
+	return newDoc(logbook.EntrySearchText(*en), m...)
+}
+
+// searchChanged reports whether an update changes what a session's
+// document holds.
+func searchChanged(s, was *logbook.Session) bool {
+	return was == nil || s.Title != was.Title || s.Goal != was.Goal || s.Result != was.Result
+}
+
+// indexSession writes a session's document.
+func (e executor) indexSession(ctx context.Context, s *logbook.Session) error {
+	return e.d.Search.writeSession(ctx, e, s.ID, sessionDoc(s), false)
+}
+
+// indexEntries writes the documents of entries just inserted, whose ids
+// are given by session and seq.
+func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids map[entryKey]int64, backfill bool) error {
+	metas := map[string][]string{}
+	docs := make([]entryDoc, 0, len(ids))
+	for i := range entries {
+		en := &entries[i]
+		id, ok := ids[entryKey{en.SessionID, en.Seq}]
+		if !ok {
+			continue // skipped: its key was there already
+		}
+		meta, ok := metas[en.SessionID]
+		if !ok {
+			var err error
+			if meta, err = e.sessionSearchMeta(ctx, en.SessionID); err != nil {
+				return err
+			}
+			metas[en.SessionID] = meta
+		}
+		docs = append(docs, entryDoc{id, entryDocOf(en, meta)})
+	}
+	if len(docs) == 0 {
+		return nil
+	}
+	return e.d.Search.writeEntries(ctx, e, docs, backfill)
+}
+
+// entryKey names an entry by its session and number.
+type entryKey struct {
+	session string
+	seq     int64
+}
+
+// sessionSearchMeta reads the meta words of a session's documents.
+func (e executor) sessionSearchMeta(ctx context.Context, id string) ([]string, error) {
+	if s, ok := e.txRows.get(id); ok {
+		return sessionMeta(s.Project, s.Actor, s.Harness), nil
+	}
+	var project, actor, harness string
+	err := e.queryRow(ctx, `SELECT project, actor, harness FROM sessions WHERE id = $1`, id).Scan(&project, &actor, &harness)
+	if err != nil {
+		return nil, e.interpretError(err, "reading the session of entries to index")
+	}
+	return sessionMeta(project, actor, harness), nil
+}
+
+// Search finds what matches a query; see store.Executor.
+func (e executor) Search(ctx context.Context, p store.SearchParams) (store.SearchResult, error) {
+	terms, err := logbook.ParseSearch(p.Query)
+	if err != nil {
+		return store.SearchResult{}, err
+	}
+	f := p.Filter
+	meta := []string{metaWord("project", p.Project)}
+	cond := &query{}
+	cond.and("s.project = " + cond.arg(p.Project))
+	for _, eq := range []struct{ field, column, value string }{
+		{"actor", "s.actor", f.Actor}, {"harness", "s.harness", f.Harness},
+	} {
+		if eq.value != "" {
+			meta = append(meta, metaWord(eq.field, eq.value))
+			cond.and(eq.column + " = " + cond.arg(eq.value))
+		}
+	}
+	if f.Outcome != "" {
+		cond.and("s.outcome = " + cond.arg(string(f.Outcome)))
+	}
+	type candidate struct {
+		score   float64
+		entry   int64
+		session string
+	}
+	var found []candidate
+	res := store.SearchResult{}
+	if f.Kind != logbook.KindSession {
+		q := &query{args: slices.Clone(cond.args), where: slices.Clone(cond.where)}
+		m := searchMatch{terms: terms, meta: slices.Clone(meta)}
+		if f.Kind != "" {
+			m.meta = append(m.meta, metaWord("kind", string(f.Kind)))
+			q.and("e.kind = " + q.arg(string(f.Kind)))
+		}
+		if f.Tool != "" {
+			m.meta = append(m.meta, metaWord("tool", f.Tool))
+			q.and("e.tool = " + q.arg(f.Tool))
+		}
+		if !f.Since.IsZero() {
+			q.and("e.at >= " + q.arg(micros(f.Since)))
+		}
+		stmt := e.d.Search.entryCandidates(q, m, q.whereSQL(), q.arg(p.Candidates))
+		n, err := e.scanCandidates(ctx, stmt, q.args, func(rows *sql.Rows) error {
+			var c candidate
+			err := rows.Scan(&c.entry, &c.score)
+			found = append(found, c)
+			return err
+		})
+		if err != nil {
+			return res, err
+		}
+		res.Capped = n >= p.Candidates
+	}
+	if f.Kind == "" || f.Kind == logbook.KindSession {
+		if f.Tool == "" {
+			q := &query{args: slices.Clone(cond.args), where: slices.Clone(cond.where)}
+			if !f.Since.IsZero() {
+				q.and("s.last_seen_at >= " + q.arg(micros(f.Since)))
+			}
+			stmt := e.d.Search.sessionCandidates(q, searchMatch{terms: terms, meta: meta}, q.whereSQL(), q.arg(p.Candidates))
+			n, err := e.scanCandidates(ctx, stmt, q.args, func(rows *sql.Rows) error {
+				var c candidate
+				err := rows.Scan(&c.session, &c.score)
+				found = append(found, c)
+				return err
+			})
+			if err != nil {
+				return res, err
+			}
+			res.Capped = res.Capped || n >= p.Candidates
+		}
+	}
+	// Best first; among equals, entries newest first, then sessions.
+	slices.SortStableFunc(found, func(a, b candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.entry, a.entry); c != 0 {
+			return c
+		}
+		return strings.Compare(b.session, a.session)
+	})
+	res.Ranked = len(found)
+	page := found[min(p.Offset, len(found)):min(p.Offset+p.Limit, len(found))]
+	var entryIDs []int64
+	var sessionIDs []string
+	for _, c := range page {
+		if c.session != "" {
+			sessionIDs = append(sessionIDs, c.session)
+		} else {
+			entryIDs = append(entryIDs, c.entry)
+		}
+	}
+	entries, err := e.entriesByID(ctx, entryIDs)
+	if err != nil {
+		return res, err
+	}
+	for _, en := range entries {
+		sessionIDs = append(sessionIDs, en.SessionID)
+	}
+	sessions, err := e.sessionsByID(ctx, sessionIDs)
+	if err != nil {
+		return res, err
+	}
+	for _, c := range page {
+		hit := store.SearchHit{Score: c.score}
+		if c.session == "" {
+			en, ok := entries[c.entry]
+			if !ok {
+				continue // deleted since it was ranked
+			}
+			hit.Entry = &en
+			c.session = en.SessionID
+		}
+		s, ok := sessions[c.session]
+		if !ok {
+			continue
+		}
+		hit.Session = s
+		res.Hits = append(res.Hits, hit)
+	}
+	return res, nil
+}
+
+// scanCandidates runs a query of candidates, calling scan for each row,
+// and says how many rows it read.
+func (e executor) scanCandidates(ctx context.Context, stmt string, args []any, scan func(*sql.Rows) error) (int, error) {
+	rows, err := e.query(ctx, stmt, args...)
+	if err != nil {
+		return 0, e.interpretError(err, "searching")
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return n, e.interpretError(err, "searching")
+		}
+		n++
+	}
+	return n, e.interpretError(rows.Err(), "searching")
+}
+
+// entriesByID reads entries by id.
+func (e executor) entriesByID(ctx context.Context, ids []int64) (map[int64]logbook.Entry, error) {
+	out := map[int64]logbook.Entry{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	q := &query{}
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = q.arg(id)
+	}
+	rows, err := e.query(ctx, `SELECT `+entryColumns+` FROM entries WHERE id IN (`+strings.Join(list, ", ")+`)`, q.args...)
+	if err != nil {
+		return nil, e.interpretError(err, "reading entries found")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		en, err := scanEntry(rows)
+		if err != nil {
+			return nil, e.interpretError(err, "reading entries found")
+		}
+		out[en.ID] = en
+	}
+	return out, e.interpretError(rows.Err(), "reading entries found")
+}
+
+// sessionsByID reads sessions by id.
+func (e executor) sessionsByID(ctx context.Context, ids []string) (map[string]logbook.Session, error) {
+	out := map[string]logbook.Session{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	q := &query{}
+	var list []string
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		list = append(list, q.arg(id))
+	}
+	rows, err := e.query(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id IN (`+strings.Join(list, ", ")+`)`, q.args...)
+	if err != nil {
+		return nil, e.interpretError(err, "reading sessions found")
+	}
+	sessions, err := e.collectSessions(rows, "reading sessions found")
+	for _, s := range sessions {
+		out[s.ID] = s
+	}
+	return out, err
+}
+
+// sessionQueryCondition is the condition a list's q puts on sessions: its
+// document matches the search, in the project.
+func (d Dialect) sessionQueryCondition(q *query, project, search string) (string, error) {
+	terms, err := logbook.ParseSearch(search)
+	if err != nil {
+		return "", err
+	}
+	return d.Search.sessionsMatching(q, searchMatch{terms: terms, meta: []string{metaWord("project", project)}}), nil
+}
+
+// The backfill: what was written before the index was made.
+
+func (s *Store) SearchPending(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.queryRow(ctx, `SELECT
+		(SELECT COUNT(*) FROM entries e, search_backfill b WHERE e.id > b.entries_after AND e.id <= b.entries_upto) +
+		(SELECT COUNT(*) FROM sessions s, search_backfill b WHERE s.id > b.sessions_after AND s.id <= b.sessions_upto)`).Scan(&n)
+	return n, s.interpretError(err, "counting what the search index lacks")
+}
+
+func (s *Store) SearchBackfill(ctx context.Context, limit int) (indexed int, finished bool, err error) {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	defer tx.Rollback()
+	var entriesAfter, entriesUpto int64
+	var sessionsAfter, sessionsUpto string
+	if err := tx.queryRow(ctx, `SELECT entries_after, entries_upto, sessions_after, sessions_upto FROM search_backfill`).
+		Scan(&entriesAfter, &entriesUpto, &sessionsAfter, &sessionsUpto); err != nil {
+		return 0, false, tx.interpretError(err, "reading the search backfill")
+	}
+	switch {
+	case entriesAfter < entriesUpto:
+		rows, err := tx.query(ctx, `SELECT `+entryColumns+` FROM entries WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3`,
+			entriesAfter, entriesUpto, limit)
+		if err != nil {
+			return 0, false, tx.interpretError(err, "reading entries to index")
+		}
+		var entries []logbook.Entry
+		for rows.Next() {
+			en, err := scanEntry(rows)
+			if err != nil {
+				rows.Close()
+				return 0, false, tx.interpretError(err, "reading entries to index")
+			}
+			entries = append(entries, en)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return 0, false, tx.interpretError(err, "reading entries to index")
+		}
+		ids := make(map[entryKey]int64, len(entries))
+		for _, en := range entries {
+			ids[entryKey{en.SessionID, en.Seq}] = en.ID
+		}
+		if err := tx.indexEntries(ctx, entries, ids, true); err != nil {
+			return 0, false, err
+		}
+		after := entriesUpto
+		if len(entries) == limit {
+			after = entries[len(entries)-1].ID
+		}
+		if _, err := tx.exec(ctx, `UPDATE search_backfill SET entries_after = $1`, after); err != nil {
+			return 0, false, tx.interpretError(err, "recording the search backfill")
+		}
+		indexed = len(entries)
+	case sessionsAfter < sessionsUpto:
+		rows, err := tx.query(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3`,
+			sessionsAfter, sessionsUpto, limit)
+		if err != nil {
+			return 0, false, tx.interpretError(err, "reading sessions to index")
+		}
+		sessions, err := tx.collectSessions(rows, "reading sessions to index")
+		if err != nil {
+			return 0, false, err
+		}
+		for i := range sessions {
+			if err := tx.d.Search.writeSession(ctx, tx.executor, sessions[i].ID, sessionDoc(&sessions[i]), true); err != nil {
+				return 0, false, err
+			}
+		}
+		after := sessionsUpto
+		if len(sessions) == limit {
+			after = sessions[len(sessions)-1].ID
+		}
+		if _, err := tx.exec(ctx, `UPDATE search_backfill SET sessions_after = $1`, after); err != nil {
+			return 0, false, tx.interpretError(err, "recording the search backfill")
+		}
+		indexed = len(sessions)
+	default:
+		return 0, true, nil
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, false, err
+	}
+	return indexed, false, nil
+}
+
+func (s *Store) SearchRebuild(ctx context.Context) error {
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := s.d.Search.clear(ctx, tx.executor); err != nil {
+		return err
+	}
+	if _, err := tx.exec(ctx, `UPDATE search_backfill SET entries_after = 0, sessions_after = '',
+		entries_upto = COALESCE((SELECT MAX(id) FROM entries), 0), sessions_upto = COALESCE((SELECT MAX(id) FROM sessions), '')`); err != nil {
+		return tx.interpretError(err, "restarting the search backfill")
+	}
+	return tx.Commit()
+}
+
+// FTS5 keeps the index in SQLite's FTS5: one contentless table, search,
+// whose body column holds a document's words separated by spaces and meta
+// its meta words. The rowid is the entry's id, or minus the session's id
+// in session_docs. See migration 0015.
+var FTS5 SearchIndex = fts5Index{}
+
+type fts5Index struct{}
+
+func (fts5Index) writeEntries(ctx context.Context, e executor, docs []entryDoc, backfill bool) error {
+	// A backfilled entry may have been indexed meanwhile: SQLite gives a
+	// deleted entry's id to the next one.
+	verb := "INSERT"
+	if backfill {
+		verb = "INSERT OR REPLACE"
+	}
+	const chunk = 100
+	for start := 0; start < len(docs); start += chunk {
+		part := docs[start:min(start+chunk, len(docs))]
+		args := make([]any, 0, 3*len(part))
+		for _, d := range part {
+			args = append(args, d.id, strings.Join(d.doc.words, " "), strings.Join(d.doc.meta, " "))
+		}
+		if _, err := e.exec(ctx, verb+` INTO search (rowid, body, meta) VALUES `+placeholders(len(part), 3), args...); err != nil {
+			return e.interpretError(err, "indexing entries")
+		}
+	}
+	return nil
+}
+
+func (fts5Index) writeSession(ctx context.Context, e executor, sessionID string, d searchDoc, _ bool) error {
+	var id int64
+	if err := e.queryRow(ctx, `INSERT INTO session_docs (session_id) VALUES ($1)
+		ON CONFLICT (session_id) DO UPDATE SET session_id = excluded.session_id RETURNING id`, sessionID).Scan(&id); err != nil {
+		return e.interpretError(err, "indexing session")
+	}
+	_, err := e.exec(ctx, `INSERT OR REPLACE INTO search (rowid, body, meta) VALUES ($1, $2, $3)`,
+		-id, strings.Join(d.words, " "), strings.Join(d.meta, " "))
+	return e.interpretError(err, "indexing session")
+}
+
+// ftsMatch writes m as an FTS5 query: {meta}: (every meta word) AND
+// {body}: (every term), a term a phrase of its words, "*" after a prefix.
+func ftsMatch(m searchMatch) string {
+	quote := func(w string) string { return `"` + strings.ReplaceAll(w, `"`, `""`) + `"` }
+	var meta, body []string
+	for _, w := range m.meta {
+		meta = append(meta, quote(w))
+	}
+	for _, t := range m.terms {
+		phrase := quote(strings.Join(t.Words, " "))
+		if t.Prefix {
+			phrase += " *"
+		}
+		body = append(body, phrase)
+	}
+	return "{meta} : (" + strings.Join(meta, " AND ") + ") AND {body} : (" + strings.Join(body, " AND ") + ")"
+}
+
+func (fts5Index) entryCandidates(q *query, m searchMatch, where, limit string) string {
+	// bm25 weighs the body alone; it is lower for a better match.
+	return `SELECT x.rowid, -bm25(search, 1.0, 0.0) FROM search x
+		JOIN entries e ON e.id = x.rowid JOIN sessions s ON s.id = e.session_id
+		WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND x.rowid > 0 AND ` + where + `
+		ORDER BY x.rowid DESC LIMIT ` + limit
+}
+
+func (fts5Index) sessionCandidates(q *query, m searchMatch, where, limit string) string {
+	// Sessions' rowids are negative, the newest the lowest.
+	return `SELECT d.session_id, -bm25(search, 1.0, 0.0) FROM search x
+		JOIN session_docs d ON d.id = -x.rowid JOIN sessions s ON s.id = d.session_id
+		WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND x.rowid < 0 AND ` + where + `
+		ORDER BY x.rowid LIMIT ` + limit
+}
+
+func (fts5Index) sessionsMatching(q *query, m searchMatch) string {
+	return `s.id IN (SELECT d.session_id FROM search x JOIN session_docs d ON d.id = -x.rowid
+		WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND x.rowid < 0)`
+}
+
+func (fts5Index) clear(ctx context.Context, e executor) error {
+	if _, err := e.exec(ctx, `DELETE FROM session_docs`); err != nil {
+		return e.interpretError(err, "emptying the search index")
+	}
+	_, err := e.exec(ctx, `INSERT INTO search (search) VALUES ('delete-all')`)
+	return e.interpretError(err, "emptying the search index")
+}
+
+// TSVector keeps the index in PostgreSQL tsvector columns with GIN
+// indexes: entry_docs and session_docs. logbook writes each tsvector out
+// itself ('word':1,4 'other':2 …), so PostgreSQL's parser never cuts the
+// words again. See migration 0015.
+var TSVector SearchIndex = tsvectorIndex{}
+
+type tsvectorIndex struct{}
+
+// tsvector writes a document as a tsvector's text: each word with its
+// positions (from 1; PostgreSQL keeps 256 of a word's positions, up to
+// 16383), each meta word without.
+func tsvector(d searchDoc) string {
+	const maxPosition, maxPositions = 16383, 256
+	positions := map[string][]int{}
+	var order []string
+	for i, w := range d.words {
+		p, seen := positions[w]
+		if !seen {
+			order = append(order, w)
+		}
+		if len(p) < maxPositions {
+			positions[w] = append(p, min(i+1, maxPosition))
+		}
+	}
+	var b strings.Builder
+	for _, w := range order {
+		b.WriteString(tsLexeme(w))
+		for i, p := range slices.Compact(positions[w]) {
+			if i == 0 {
+				b.WriteByte(':')
+			} else {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(p))
+		}
+		b.WriteByte(' ')
+	}
+	for _, w := range d.meta {
+		if _, ok := positions[w]; !ok {
+			b.WriteString(tsLexeme(w))
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// tsLexeme quotes a word for a tsvector or tsquery's text.
+func tsLexeme(w string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(w) + "'"
+}
+
+// tsQuery writes m as a tsquery: every meta word & every term, a term its
+// words joined by <-> (side by side), ":*" after a prefix.
+func tsQuery(m searchMatch) string {
+	var parts []string
+	for _, w := range m.meta {
+		parts = append(parts, tsLexeme(w))
+	}
+	for _, t := range m.terms {
+		words := make([]string, len(t.Words))
+		for i, w := range t.Words {
+			words[i] = tsLexeme(w)
+		}
+		if t.Prefix {
+			words[len(words)-1] += ":*"
+		}
+		parts = append(parts, "("+strings.Join(words, " <-> ")+")")
+	}
+	return strings.Join(parts, " & ")
+}
+
+func (tsvectorIndex) writeEntries(ctx context.Context, e executor, docs []entryDoc, backfill bool) error {
+	onConflict := ""
+	if backfill { // a live write got there first: its document is as new
+		onConflict = " ON CONFLICT (entry_id) DO NOTHING"
+	}
+	const chunk = 500
+	for start := 0; start < len(docs); start += chunk {
+		part := docs[start:min(start+chunk, len(docs))]
+		args := make([]any, 0, 2*len(part))
+		var values strings.Builder
+		for i, d := range part {
+			if i > 0 {
+				values.WriteString(", ")
+			}
+			values.WriteString("($" + strconv.Itoa(2*i+1) + ", $" + strconv.Itoa(2*i+2) + "::tsvector)")
+			args = append(args, d.id, tsvector(d.doc))
+		}
+		if _, err := e.exec(ctx, `INSERT INTO entry_docs (entry_id, doc) VALUES `+values.String()+onConflict, args...); err != nil {
+			return e.interpretError(err, "indexing entries")
+		}
+	}
+	return nil
+}
+
+func (tsvectorIndex) writeSession(ctx context.Context, e executor, sessionID string, d searchDoc, backfill bool) error {
+	// The backfill read the session maybe before a live write changed it
+	// and wrote its document: that one is newer.
+	onConflict := " ON CONFLICT (session_id) DO UPDATE SET doc = excluded.doc"
+	if backfill {
+		onConflict = " ON CONFLICT (session_id) DO NOTHING"
+	}
+	_, err := e.exec(ctx, `INSERT INTO session_docs (session_id, doc) VALUES ($1, $2::tsvector)`+onConflict, sessionID, tsvector(d))
+	return e.interpretError(err, "indexing session")
+}
+
+func (tsvectorIndex) entryCandidates(q *query, m searchMatch, where, limit string) string {
+	match := q.arg(tsQuery(m)) + "::tsquery"
+	return `SELECT d.entry_id, ts_rank(d.doc, ` + match + `) FROM entry_docs d
+		JOIN entries e ON e.id = d.entry_id JOIN sessions s ON s.id = e.session_id
+		WHERE d.doc @@ ` + match + ` AND ` + where + `
+		ORDER BY d.entry_id DESC LIMIT ` + limit
+}
+
+func (tsvectorIndex) sessionCandidates(q *query, m searchMatch, where, limit string) string {
+	match := q.arg(tsQuery(m)) + "::tsquery"
+	return `SELECT d.session_id, ts_rank(d.doc, ` + match + `) FROM session_docs d
+		JOIN sessions s ON s.id = d.session_id
+		WHERE d.doc @@ ` + match + ` AND ` + where + `
+		ORDER BY s.started_at DESC, s.id DESC LIMIT ` + limit
+}
+
+func (tsvectorIndex) sessionsMatching(q *query, m searchMatch) string {
+	return `s.id IN (SELECT d.session_id FROM session_docs d WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery)`
+}
+
+func (tsvectorIndex) clear(ctx context.Context, e executor) error {
+	_, err := e.exec(ctx, `DELETE FROM entry_docs`)
+	if err == nil {
+		_, err = e.exec(ctx, `DELETE FROM session_docs`)
+	}
+	return e.interpretError(err, "emptying the search index")
+}

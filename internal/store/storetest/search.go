@@ -1,0 +1,331 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// searchFixture is a project with sessions and entries in English, code,
+// Chinese and Japanese, and another project with the same words.
+type searchFixture struct {
+	st       store.Store
+	login    logbook.Session // alice, claude-code: the login test
+	db       logbook.Session // bob, codex: a database migration, in Chinese and Japanese
+	other    logbook.Session // project q
+	entries  int             // how many entries the fixture wrote
+	sessions int
+}
+
+func newSearchFixture(t *testing.T, st store.Store) *searchFixture {
+	t.Helper()
+	f := &searchFixture{st: st}
+	mk := func(project, actor, harness, goal string, started time.Time) logbook.Session {
+		s := logbook.Session{ID: logbook.NewID(started), Project: project, Actor: actor, Harness: harness,
+			Status: logbook.StatusActive, StartedAt: started, LastSeenAt: started, Goal: goal}
+		s.DeriveTitle()
+		inserted, err := st.SessionInsert(t.Context(), &s)
+		if err != nil || !inserted {
+			t.Fatalf("SessionInsert: %v %v", inserted, err)
+		}
+		f.sessions++
+		return s
+	}
+	f.login = mk("p", "alice", "claude-code", "Fix the flaky login test", base)
+	f.db = mk("p", "bob", "codex", "数据库迁移到新集群", base.Add(time.Hour))
+	f.other = mk("q", "alice", "claude-code", "Fix the flaky login test elsewhere", base.Add(2*time.Hour))
+	entry := func(s logbook.Session, seq int64, e logbook.Entry) logbook.Entry {
+		e.SessionID, e.Seq, e.At = s.ID, seq, s.StartedAt.Add(time.Duration(seq)*time.Minute)
+		return e
+	}
+	all := [][]logbook.Entry{{
+		entry(f.login, 1, logbook.Entry{Kind: logbook.KindPrompt, Text: "The login test fails on CI; find out why"}),
+		entry(f.login, 2, logbook.Entry{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t1",
+			Payload: json.RawMessage(`{"command":"go test ./internal/store/... -run TestLogin"}`)}),
+		entry(f.login, 3, logbook.Entry{Kind: logbook.KindToolResult, Tool: "Bash", ToolCallID: "t1",
+			Text: "dial tcp 127.0.0.1:5432: connect: connection refused"}),
+		entry(f.login, 4, logbook.Entry{Kind: logbook.KindMessage, Role: logbook.RoleAssistant,
+			Text: "The database is down. I will read the settings with parseConfigFile and retry; the migration waits."}),
+		entry(f.login, 5, logbook.Entry{Kind: logbook.KindMessage, Role: logbook.RoleAssistant,
+			Text: "refused, refused, refused: connection refused again"}),
+	}, {
+		entry(f.db, 1, logbook.Entry{Kind: logbook.KindMessage, Role: logbook.RoleAssistant, Text: "数据库连接失败了，请检查配置"}),
+		entry(f.db, 2, logbook.Entry{Kind: logbook.KindMessage, Role: logbook.RoleAssistant, Text: "テストが失敗しました。東京リージョンを確認します"}),
+		entry(f.db, 3, logbook.Entry{Kind: logbook.KindNote, Text: "猫"}),
+	}, {
+		entry(f.other, 1, logbook.Entry{Kind: logbook.KindToolResult, Tool: "Bash", Text: "connection refused; 数据库连接失败"}),
+	}}
+	for _, entries := range all {
+		insertAll(t, st, entries)
+		f.entries += len(entries)
+	}
+	return f
+}
+
+// search runs a search in project p and returns its hits as "session:seq"
+// (seq 0: the session's own fields), best first, with the fixture's
+// names for sessions.
+func (f *searchFixture) search(t *testing.T, q string, filter logbook.SearchFilter) []string {
+	t.Helper()
+	res, err := f.st.Search(t.Context(), store.SearchParams{Project: "p", Query: q, Filter: filter, Candidates: 100, Limit: 100})
+	if err != nil {
+		t.Fatalf("search %q: %v", q, err)
+	}
+	return f.names(res.Hits)
+}
+
+func (f *searchFixture) names(hits []store.SearchHit) []string {
+	var out []string
+	for _, h := range hits {
+		name := map[string]string{f.login.ID: "login", f.db.ID: "db", f.other.ID: "other"}[h.Session.ID]
+		seq := int64(0)
+		if h.Entry != nil {
+			seq = h.Entry.Seq
+			if h.Entry.SessionID != h.Session.ID {
+				name += "(entry of another session)"
+			}
+		}
+		out = append(out, fmt.Sprintf("%s:%d", name, seq))
+	}
+	return out
+}
+
+func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
+	ctx := context.Background()
+
+	t.Run("FindsWordsCodeAndCJK", func(t *testing.T) {
+		t.Parallel()
+		f := newSearchFixture(t, newStore(t))
+		tests := []struct {
+			q    string
+			want []string // in any order
+		}{
+			{"login", []string{"login:0", "login:1", "login:2"}}, // 2: TestLogin
+			{"LOGIN test", []string{"login:0", "login:1", "login:2"}},
+			{"connection refused", []string{"login:3", "login:5"}},
+			{`"refused again"`, []string{"login:5"}},
+			{`"again refused"`, nil},
+			{"parseConfig", []string{"login:4"}},
+			{"ConfigFile", []string{"login:4"}},
+			{"parseconfigfile", []string{"login:4"}},
+			{"internal/store", []string{"login:2"}},
+			{"TestLogin", []string{"login:2"}},
+			{"127.0.0.1:5432", []string{"login:3"}},
+			{"migrat", []string{"login:4"}},
+			{"Bash", []string{"login:2", "login:3"}},
+			{"数据库", []string{"db:0", "db:1"}},
+			{"数据", []string{"db:0", "db:1"}},
+			{"连接失败", []string{"db:1"}},
+			{"集群", []string{"db:0"}},
+			{"テスト", []string{"db:2"}},
+			{"東京", []string{"db:2"}},
+			{"猫", []string{"db:3"}},
+			{"败", []string{"db:1"}},
+			{"elsewhere", nil}, // project q's goal
+			{"nothing matches this", nil},
+		}
+		for _, tc := range tests {
+			got := f.search(t, tc.q, logbook.SearchFilter{})
+			if !sameSet(got, tc.want) {
+				t.Errorf("search %q found %v, want %v", tc.q, got, tc.want)
+			}
+		}
+	})
+
+	t.Run("Filters", func(t *testing.T) {
+		t.Parallel()
+		f := newSearchFixture(t, newStore(t))
+		ended := f.db
+		ended.Status, ended.Outcome = logbook.StatusEnded, logbook.OutcomeFailed
+		closed := base.Add(2 * time.Hour)
+		ended.ClosedAt = &closed
+		must(t, f.st.SessionUpdate(ctx, &ended, &f.db))
+		tests := []struct {
+			name   string
+			q      string
+			filter logbook.SearchFilter
+			want   []string
+		}{
+			{"actor", "login 数据库", logbook.SearchFilter{Actor: "alice"}, nil},
+			{"actor", "refused", logbook.SearchFilter{Actor: "alice"}, []string{"login:3", "login:5"}},
+			{"other actor", "refused", logbook.SearchFilter{Actor: "bob"}, nil},
+			{"harness", "数据库", logbook.SearchFilter{Harness: "codex"}, []string{"db:0", "db:1"}},
+			{"other harness", "数据库", logbook.SearchFilter{Harness: "claude-code"}, nil},
+			{"kind", "refused", logbook.SearchFilter{Kind: logbook.KindToolResult}, []string{"login:3"}},
+			{"kind of sessions", "login", logbook.SearchFilter{Kind: logbook.KindSession}, []string{"login:0"}},
+			{"tool", "Bash", logbook.SearchFilter{Tool: "Bash"}, []string{"login:2", "login:3"}},
+			{"tool leaves out sessions", "login", logbook.SearchFilter{Tool: "Bash"}, []string{"login:2"}},
+			{"outcome", "数据库 失败", logbook.SearchFilter{Outcome: logbook.OutcomeFailed}, []string{"db:1"}},
+			{"other outcome", "数据库", logbook.SearchFilter{Outcome: logbook.OutcomeSuccess}, nil},
+			{"since", "refused", logbook.SearchFilter{Since: base.Add(4 * time.Minute)}, []string{"login:5"}},
+			{"since keeps sessions seen in the window", "数据库", logbook.SearchFilter{Since: base.Add(30 * time.Minute)}, []string{"db:0", "db:1"}},
+			{"since leaves out sessions not seen in the window", "login", logbook.SearchFilter{Since: base.Add(30 * time.Minute)}, nil},
+		}
+		for _, tc := range tests {
+			if got := f.search(t, tc.q, tc.filter); !sameSet(got, tc.want) {
+				t.Errorf("%s: search %q found %v, want %v", tc.name, tc.q, got, tc.want)
+			}
+		}
+	})
+
+	t.Run("RanksPagesAndCaps", func(t *testing.T) {
+		t.Parallel()
+		f := newSearchFixture(t, newStore(t))
+		got := f.search(t, "refused", logbook.SearchFilter{})
+		if len(got) != 2 || got[0] != "login:5" {
+			t.Errorf("search refused ranked %v; want the entry saying it four times first", got)
+		}
+		q := store.SearchParams{Project: "p", Query: "the", Candidates: 100, Limit: 100}
+		all, err := f.st.Search(ctx, q)
+		must(t, err)
+		if all.Ranked != len(all.Hits) || all.Ranked < 3 || all.Capped {
+			t.Fatalf("search the: ranked %d, %d hits, capped %v", all.Ranked, len(all.Hits), all.Capped)
+		}
+		var paged []store.SearchHit
+		for offset := 0; offset < all.Ranked; offset += 2 {
+			q.Offset, q.Limit = offset, 2
+			page, err := f.st.Search(ctx, q)
+			must(t, err)
+			paged = append(paged, page.Hits...)
+		}
+		if got, want := f.names(paged), f.names(all.Hits); !slices.Equal(got, want) {
+			t.Errorf("pages of 2: %v, want %v", got, want)
+		}
+		for i := 1; i < len(all.Hits); i++ {
+			if all.Hits[i].Score > all.Hits[i-1].Score {
+				t.Errorf("hit %d scores %v, above the one before it (%v)", i, all.Hits[i].Score, all.Hits[i-1].Score)
+			}
+		}
+		q.Offset, q.Limit, q.Candidates = 0, 10, 1
+		capped, err := f.st.Search(ctx, q)
+		must(t, err)
+		// The newest matching entry and the newest matching session.
+		if got := f.names(capped.Hits); !capped.Capped || capped.Ranked != 2 || !sameSet(got, []string{"login:4", "login:0"}) {
+			t.Errorf("with 1 candidate: ranked %d, capped %v, found %v", capped.Ranked, capped.Capped, got)
+		}
+		q.Query = "%"
+		if _, err := f.st.Search(ctx, q); !errors.Is(err, logbook.ErrInvalid) {
+			t.Errorf("a query without a word: %v, want ErrInvalid", err)
+		}
+	})
+
+	t.Run("KeptInStepWithWrites", func(t *testing.T) {
+		t.Parallel()
+		f := newSearchFixture(t, newStore(t))
+		// A new goal replaces the old one's words.
+		s := f.login
+		s.Goal, s.Result = "Speed up the CI pipeline", "the cache was cold"
+		s.DeriveTitle()
+		must(t, f.st.SessionUpdate(ctx, &s, &f.login))
+		if got := f.search(t, "flaky", logbook.SearchFilter{}); got != nil {
+			t.Errorf("the old goal is still found: %v", got)
+		}
+		if got := f.search(t, "pipeline cold", logbook.SearchFilter{}); !sameSet(got, []string{"login:0"}) {
+			t.Errorf("the new goal and result: %v", got)
+		}
+		// Entries taken back, superseded or deleted with their session.
+		must(t, f.st.EntryDeleteAfter(ctx, f.login.ID, 4))
+		if got := f.search(t, "refused", logbook.SearchFilter{}); !sameSet(got, []string{"login:3"}) {
+			t.Errorf("after taking entry 5 back: %v", got)
+		}
+		_, err := f.st.EntrySupersede(ctx, f.login.ID, base.Add(time.Hour))
+		must(t, err)
+		res, err := f.st.Search(ctx, store.SearchParams{Project: "p", Query: "refused", Candidates: 10, Limit: 10})
+		must(t, err)
+		if len(res.Hits) != 1 || res.Hits[0].Entry == nil || !res.Hits[0].Entry.Superseded {
+			t.Errorf("a superseded entry is found, marked superseded: %+v", res.Hits)
+		}
+		_, err = f.st.SessionDeleteTree(ctx, f.db.ID)
+		must(t, err)
+		if got := f.search(t, "数据库", logbook.SearchFilter{}); got != nil {
+			t.Errorf("a deleted session is still found: %v", got)
+		}
+		// In a transaction rolled back, nothing was indexed.
+		tx, err := f.st.Begin(ctx)
+		must(t, err)
+		insertAll(t, tx, []logbook.Entry{{SessionID: f.login.ID, Seq: 5, At: base, Kind: logbook.KindNote, Text: "ephemeral"}})
+		must(t, tx.Rollback())
+		if got := f.search(t, "ephemeral", logbook.SearchFilter{}); got != nil {
+			t.Errorf("an entry rolled back is found: %v", got)
+		}
+	})
+
+	t.Run("ListQueryUsesTheIndex", func(t *testing.T) {
+		t.Parallel()
+		f := newSearchFixture(t, newStore(t))
+		list := func(q string) ([]logbook.Session, error) {
+			return f.st.SessionList(ctx, store.SessionListParams{Project: "p", Filter: logbook.SessionFilter{Query: q, Subagents: true},
+				Limit: 10, Now: base.Add(24 * time.Hour), IdleBefore: base})
+		}
+		for q, want := range map[string][]logbook.Session{
+			"flaky LOGIN": {f.login}, "数据库": {f.db}, "refused": nil, "elsewhere": nil, "fix flak": {f.login},
+		} {
+			got, err := list(q)
+			must(t, err)
+			if ids(got) != ids(want) {
+				t.Errorf("list q=%q: %s, want %s", q, ids(got), ids(want))
+			}
+		}
+		if _, err := list("-- !"); !errors.Is(err, logbook.ErrInvalid) {
+			t.Errorf("list q without a word: %v, want ErrInvalid", err)
+		}
+	})
+
+	t.Run("RebuildAndBackfill", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		n, err := st.SearchPending(ctx)
+		must(t, err)
+		equal(t, "pending in a new database", n, int64(0))
+		f := newSearchFixture(t, st)
+		must(t, st.SearchRebuild(ctx))
+		if got := f.search(t, "login 数据库 refused", logbook.SearchFilter{}); got != nil {
+			t.Errorf("found after emptying the index: %v", got)
+		}
+		n, err = st.SearchPending(ctx)
+		must(t, err)
+		equal(t, "pending after a rebuild", n, int64(f.entries+f.sessions))
+		// Written meanwhile: indexed as it is written, and once.
+		insertAll(t, st, []logbook.Entry{{SessionID: f.login.ID, Seq: 6, At: base, Kind: logbook.KindNote, Text: "written meanwhile"}})
+		total, batches := 0, 0
+		for {
+			indexed, finished, err := st.SearchBackfill(ctx, 2)
+			must(t, err)
+			if finished {
+				break
+			}
+			total += indexed
+			if batches++; batches > 100 {
+				t.Fatal("the backfill does not finish")
+			}
+		}
+		equal(t, "indexed by the backfill", total, f.entries+f.sessions)
+		n, err = st.SearchPending(ctx)
+		must(t, err)
+		equal(t, "pending after the backfill", n, int64(0))
+		for q, want := range map[string][]string{
+			"login":     {"login:0", "login:1", "login:2"},
+			"数据库":       {"db:0", "db:1"},
+			"meanwhile": {"login:6"},
+		} {
+			if got := f.search(t, q, logbook.SearchFilter{}); !sameSet(got, want) {
+				t.Errorf("after the backfill, search %q found %v, want %v", q, got, want)
+			}
+		}
+		if _, finished, err := st.SearchBackfill(ctx, 2); err != nil || !finished {
+			t.Errorf("a finished backfill: finished %v, err %v", finished, err)
+		}
+	})
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
