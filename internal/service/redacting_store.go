@@ -60,6 +60,7 @@ func (r *redactingStore) StatsRebuild(ctx context.Context) error { return r.st.S
 func (r *redactingStore) StatsBackfill(ctx context.Context, limit int) (int, bool, error) {
 	return r.st.StatsBackfill(ctx, limit)
 }
+
 // The search backfill indexes what is stored (redacted when it was): it
 // takes and gives no text.
 func (r *redactingStore) SearchPending(ctx context.Context) (int64, error) {
