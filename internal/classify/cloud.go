@@ -36,6 +36,13 @@ func terraformCmd(st *state, c command) judgement {
 		if out, ok := o.value("-out"); ok && verb == "plan" {
 			return writeTargets(st, c.name+" plan -out writes", []arg{lit(out)})
 		}
+	case "workspace":
+		switch sub, _ := subcommand(rest, ""); sub {
+		case "delete":
+			return is(Destructive, c.name+" workspace delete deletes a workspace and the state it tracks")
+		case "list", "show":
+			return is(ReadOnly, c.name+" workspace "+sub+" only reads")
+		}
 	case "state":
 		if sub, _ := subcommand(rest, ""); sub == "list" || sub == "show" || sub == "pull" {
 			return is(ReadOnly, c.name+" state "+sub+" only reads")

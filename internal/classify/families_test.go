@@ -612,6 +612,38 @@ var familyCases = map[string][]classCase{
 		{"", "git gc --prune=now", dest},
 		{"", "git gc", ww},
 	},
+	"runners": {
+		{"", "chrt -f 50 rm -rf /", dest},
+		{"", "numactl --cpunodebind=0 rm -rf /", dest},
+		{"", "prlimit --nofile=1024 git reset --hard", dest},
+		{"", "systemd-run --scope rm -rf /srv", dest},
+		{"", "strace -f -o trace.txt rm -rf /", dest},
+		{"", "valgrind --leak-check=full ./app", unk},
+		{"", "arch -x86_64 rm -rf /", dest},
+		{"", "arch", ro},
+		{"", "gosu app rm -rf /data", dest},
+		{"", "gosu app ls /data", priv},
+		{"", "runuser -u app -- git status", priv},
+		{"", "pkexec rm -rf /", dest},
+		{"", "hyperfine 'rm -rf build && make' 'make -j4'", dest},
+		{"", "hyperfine 'sleep 0.1'", ro},
+		{"", "ls *.go | entr -r go test ./...", ww},
+		{"", "watchexec -e go -- go test ./...", ww},
+		{"", "watchexec 'rm -rf dist'", dest},
+		{"", "bundle exec rake db:drop", dest},
+		{"", "bundle exec rspec", ww},
+		{"", "poetry run pytest", ww},
+		{"", "uv run python manage.py flush --no-input", dest},
+		{"", "pipenv run python -c 'import shutil; shutil.rmtree(\"/srv\")'", dest},
+		{"", "conda run -n env git clean -fdx", dest},
+		{"", "mise exec node@20 -- npm test", ww},
+		{"", "direnv exec . rm -rf /", dest},
+		{"", "nix-shell -p git --run 'git reset --hard'", dest},
+		{"", "nix develop -c make test", ww},
+		{"", "npm exec -- prisma migrate reset --force", dest},
+		{"", "terraform workspace delete staging", dest},
+		{"", "terraform workspace list", ro},
+	},
 	"databases": {
 		{"", "dropdb app_prod", dest},
 		{"", "createdb app_dev", cfg},
@@ -661,7 +693,7 @@ func TestFamilies(t *testing.T) {
 // that says destructive of everything, or of nothing, fails.
 func TestFamiliesHaveBothForms(t *testing.T) {
 	t.Parallel()
-	for _, family := range []string{"backup", "brokers", "forge", "ci", "http", "secrets-managers", "heredocs", "working-directory", "general-verbs", "task-targets", "databases", "remote-execution", "machines"} {
+	for _, family := range []string{"backup", "brokers", "forge", "ci", "http", "secrets-managers", "heredocs", "working-directory", "general-verbs", "task-targets", "databases", "remote-execution", "machines", "runners"} {
 		var destructive, other int
 		for _, tc := range familyCases[family] {
 			if tc.want == Destructive {

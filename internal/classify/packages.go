@@ -159,9 +159,22 @@ var pipVerbs = verbTable{
 	"python": PackageInstall, "export": ReadOnly, "version": ReadOnly,
 }
 
-// pipCmd: pip install is package_install; uv pip ... is pip.
-func pipCmd(_ *state, c command) judgement {
+// pipCmd: pip install is package_install; uv pip ... is pip; poetry run,
+// uv run and conda run run a command in the project's environment, which
+// is judged as it is.
+func pipCmd(st *state, c command) judgement {
 	verb, rest := subcommand(c.args, "--python -p --directory --project -C")
+	if verb == "run" && c.name != "pip" && c.name != "pip3" && c.name != "pipx" {
+		o := scanOptions(rest, scanSpec{valued: "--with --with-requirements --python -p -n --name --prefix --env --env-file --group --extra --package --directory --project --index --index-url --frozen-lockfile", stopAtOperand: true})
+		inner := rest[o.rest:]
+		if len(inner) > 0 && inner[0].text == "--" {
+			inner = inner[1:]
+		}
+		if len(inner) > 0 && strings.HasSuffix(inner[0].text, ".py") {
+			inner = append([]arg{lit("python")}, inner...)
+		}
+		return runInner(st, inner, c.in, is(ReadOnly, c.name+" run without a command runs nothing"))
+	}
 	if verb == "pip" {
 		verb, _ = subcommand(rest, "")
 	}
@@ -201,7 +214,7 @@ var npmVerbs = verbTable{
 // npmCmd: a global install (-g, yarn global) changes the system's
 // software; a local one fetches into the project. An unknown verb is a
 // project script (yarn build, pnpm lint), which runs the project's code.
-func npmCmd(_ *state, c command) judgement {
+func npmCmd(st *state, c command) judgement {
 	verb, rest := subcommand(c.args, "--prefix -C --dir --filter -w --workspace")
 	o := scanOptions(c.args, scanSpec{})
 	global := o.has("-g", "--global", "--location=global") || verb == "global"
@@ -218,6 +231,9 @@ func npmCmd(_ *state, c command) judgement {
 	}
 	if _, known := npmVerbs[verb]; !known && verb != "" && c.name != "npm" && !helpOnly(c.args) {
 		return targetVerbs(c.name, []arg{lit(verb)}, is(WorkspaceWrite, c.name+" "+verb+" runs the project's "+verb+" script"))
+	}
+	if verb == "exec" || verb == "x" || verb == "dlx" {
+		return packageRunCmd(st, command{name: c.name + " " + verb, args: rest, all: c.all, in: c.in})
 	}
 	if verb == "run" || verb == "run-script" {
 		if script, _ := subcommand(rest, "--workspace -w"); script != "" {

@@ -106,6 +106,7 @@ func families() []func(*registry) {
 		backupPrograms,
 		brokerPrograms,
 		remotePrograms,
+		runnerPrograms,
 	}
 }
 

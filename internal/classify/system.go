@@ -18,7 +18,7 @@ func systemPrograms(r *registry) {
 	r.handle(settingsCtlCmd, "hostnamectl", "timedatectl", "localectl")
 	r.fixed(ReadOnly, map[string]string{
 		"whoami": "prints the user name", "id": "prints user ids", "groups": "prints groups",
-		"uname": "prints system information", "arch": "prints the architecture", "uptime": "prints uptime",
+		"uname": "prints system information", "uptime": "prints uptime",
 		"w": "lists logged-in users", "who": "lists logged-in users", "last": "lists logins",
 		"users": "lists logged-in users", "locale": "prints locale settings", "free": "prints memory use",
 		"vmstat": "prints system statistics", "iostat": "prints I/O statistics", "mpstat": "prints CPU statistics",

@@ -15,8 +15,7 @@ func userPrograms(r *registry) {
 		"passwd": "changes a password", "chpasswd": "changes passwords", "chage": "changes password ageing",
 		"chsh": "changes a login shell", "chfn": "changes user information", "visudo": "edits sudo rights",
 		"vipw": "edits the user database", "vigr": "edits the group database", "newusers": "creates users",
-		"setcap": "grants capabilities to a program", "pkexec": "runs a command as root",
-		"runuser": "runs a command as another user", "sg": "runs a command as another group",
+		"setcap": "grants capabilities to a program",
 		"newgrp": "switches group",
 	})
 }
