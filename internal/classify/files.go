@@ -8,6 +8,7 @@ import "strings"
 // filePrograms registers the file tools.
 func filePrograms(r *registry) {
 	r.handle(fdCmd, "fd", "fdfind")
+	r.handle(outputOptionCmd("-o"), "tree")
 	r.fixed(Destructive, map[string]string{"trash-empty": "empties the trash for good"})
 	r.fixed(WorkspaceWrite, map[string]string{"trash-put": "moves files to the trash", "trash": "moves files to the trash", "trash-restore": "restores files from the trash"})
 	r.handle(rmCmd, "rm", "unlink", "srm", "wipe")
@@ -20,7 +21,7 @@ func filePrograms(r *registry) {
 	r.handle(chmodCmd, "chmod")
 	r.handle(chownCmd, "chown", "chgrp")
 	r.fixed(ReadOnly, map[string]string{
-		"ls": "lists files", "ll": "lists files", "dir": "lists files", "tree": "lists files",
+		"ls": "lists files", "ll": "lists files", "dir": "lists files",
 		"file": "guesses file types", "stat": "prints file metadata", "du": "measures disk usage",
 		"df": "prints free disk space", "realpath": "resolves a path", "readlink": "resolves a link",
 		"basename": "strips directories", "dirname": "strips the file name",

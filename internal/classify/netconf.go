@@ -10,9 +10,10 @@ func netconfPrograms(r *registry) {
 	r.handle(iptablesCmd, "iptables", "ip6tables", "iptables-nft", "iptables-legacy", "ebtables", "arptables")
 	r.handle(nftCmd, "nft")
 	r.handle(ipCmd, "ip")
+	r.handle(optionWrites("-K --kill", ServiceControl, "closes the sockets it lists", "lists sockets"), "ss")
 	r.handle(ifconfigCmd, "ifconfig", "route")
 	r.fixed(ReadOnly, map[string]string{
-		"ss": "lists sockets", "netstat": "lists sockets", "ip6tables-save": "prints firewall rules",
+		"netstat": "lists sockets", "ip6tables-save": "prints firewall rules",
 		"iptables-save": "prints firewall rules", "ifstat": "prints interface statistics",
 	})
 	r.fixed(ConfigMutation, map[string]string{

@@ -31,7 +31,7 @@ func secretsPrograms(r *registry) {
 	r.fixed(WorkspaceWrite, map[string]string{
 		"ssh-keygen": "makes or inspects keys", "openssl": "handles certificates and keys", "age-keygen": "makes a key",
 	})
-	r.fixed(ReadOnly, map[string]string{"ssh-add": "loads keys into the SSH agent"})
+	r.handle(sshAddCmd, "ssh-add")
 }
 
 // secretVerbs are verbs that reveal a secret's value when a secrets
@@ -380,4 +380,14 @@ func secretVarIn(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// sshAddCmd: ssh-add -l and -L list the agent's keys; anything else loads
+// keys into the agent or takes them out.
+func sshAddCmd(_ *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-t -E -S -H -h"})
+	if o.has("-l", "-L", "-T") {
+		return is(ReadOnly, "ssh-add lists the agent's keys")
+	}
+	return is(ConfigMutation, "ssh-add loads keys into the SSH agent or removes them")
 }

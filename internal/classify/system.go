@@ -10,6 +10,8 @@ import "strings"
 func systemPrograms(r *registry) {
 	r.handle(crontabCmd, "crontab")
 	r.handle(psCmd, "ps")
+	r.handle(optionWrites("-s --smart -o --offlineauto -S --saveauto -t --test -X --abort --set", ConfigMutation, "changes the disk's settings or starts a self-test", "reads disk health"), "smartctl")
+	r.handle(optionWrites("-r --gpu-reset -pm --persistence-mode -pl --power-limit -c --compute-mode -e --ecc-config -ac --applications-clocks -rac --reset-applications-clocks -lgc --lock-gpu-clocks -rgc --reset-gpu-clocks -mig --multi-instance-gpu", ConfigMutation, "changes the GPU's settings", "shows GPUs"), "nvidia-smi")
 	r.handle(optionWrites("-C --clear -c --read-clear -n --console-level -D --console-off -E --console-on", ConfigMutation, "clears or configures the kernel log", "prints kernel messages"), "dmesg")
 	r.handle(subcommandCLI(ReadOnly, "lists sessions", verbTable{"terminate-session": ServiceControl, "terminate-user": ServiceControl, "kill-session": ServiceControl, "kill-user": ServiceControl, "lock-session": ServiceControl, "unlock-session": ServiceControl, "enable-linger": ConfigMutation, "disable-linger": ConfigMutation, "attach": ConfigMutation, "flush-devices": ConfigMutation}), "loginctl")
 	r.fixed(ConfigMutation, map[string]string{"env-update": "regenerates the system's environment files"})
@@ -29,7 +31,7 @@ func systemPrograms(r *registry) {
 		"getent": "looks up users and hosts", "logname": "prints the login name",
 		"pstree":          "lists processes",
 		"systemd-analyze": "analyses boot time", "hostid": "prints the host id",
-		"smartctl": "reads disk health", "sensors": "reads sensors", "nvidia-smi": "shows GPUs",
+		"sensors": "reads sensors",
 	})
 	r.fixed(ConfigMutation, map[string]string{
 		"mount": "mounts file systems", "umount": "unmounts file systems", "swapon": "enables swap",
@@ -111,6 +113,11 @@ func psCmd(_ *state, c command) judgement {
 // class c.
 func optionWrites(options string, c Class, changes, reads string) handler {
 	return func(_ *state, cmd command) judgement {
+		for _, a := range cmd.args { // as written: nvidia-smi spells -pl with one dash
+			if name, _, _ := strings.Cut(a.text, "="); strings.HasPrefix(name, "-") && hasWord(options, name) {
+				return is(c, cmd.name+" "+name+" "+changes)
+			}
+		}
 		o := scanOptions(cmd.args, scanSpec{})
 		for _, op := range o.opts {
 			if hasWord(options, op.name) {

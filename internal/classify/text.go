@@ -8,6 +8,8 @@ import "strings"
 // textPrograms registers the text tools.
 func textPrograms(r *registry) {
 	r.handle(rgCmd, "rg", "ripgrep")
+	r.handle(secondOperandWrites("filters repeated lines"), "uniq")
+	r.handle(xxdCmd, "xxd")
 	r.handle(optionWrites("-w", WorkspaceWrite, "rewrites the files in place", "prints formatted Go"), "gofmt")
 	r.handle(outputOptionCmd("-o --output"), "base64", "base32", "sort", "iconv")
 	r.fixed(ReadOnly, map[string]string{
@@ -16,7 +18,7 @@ func textPrograms(r *registry) {
 		"more": "pages through files", "most": "pages through files", "grep": "searches text",
 		"egrep": "searches text", "fgrep": "searches text", "ag": "searches text", "ack": "searches text",
 		"zgrep": "searches compressed text", "wc": "counts lines and words", "cut": "cuts columns",
-		"tr": "translates characters", "uniq": "filters repeated lines", "paste": "merges lines",
+		"tr": "translates characters", "paste": "merges lines",
 		"join": "joins lines", "column": "formats columns", "fold": "wraps lines", "fmt": "formats text",
 		"pr": "formats text", "rev": "reverses lines", "expand": "converts tabs", "unexpand": "converts spaces",
 		"diff": "compares files", "cmp": "compares files", "comm": "compares sorted files",
@@ -27,7 +29,7 @@ func textPrograms(r *registry) {
 		"xmllint": "checks XML", "csvlook": "prints CSV", "bat": "prints files", "batcat": "prints files",
 		"zcat": "prints compressed files", "bzcat": "prints compressed files", "xzcat": "prints compressed files",
 		"zless": "pages compressed files", "shellcheck": "checks shell scripts",
-		"wdiff": "compares files", "xxd": "dumps bytes", "cloc": "counts lines of code",
+		"wdiff": "compares files", "cloc": "counts lines of code",
 		"tokei": "counts lines of code",
 	})
 }
@@ -58,4 +60,26 @@ func rgCmd(_ *state, c command) judgement {
 		return is(WorkspaceWrite, "rg --search-zip runs decompression programs on compressed files")
 	}
 	return is(ReadOnly, "rg searches text")
+}
+
+// secondOperandWrites returns the handler of a filter that writes its
+// second operand when given one (uniq IN OUT).
+func secondOperandWrites(what string) handler {
+	return func(st *state, c command) judgement {
+		o := scanOptions(c.args, scanSpec{valued: "-f --skip-fields -s --skip-chars -w --check-chars"})
+		if len(o.operands) > 1 && o.operands[1].text != "-" {
+			return writeTargets(st, c.name+" writes", o.operands[1:2])
+		}
+		return is(ReadOnly, c.name+" "+what)
+	}
+}
+
+// xxdCmd dumps bytes; with -r it turns a dump back into bytes, written to
+// its second operand when there is one.
+func xxdCmd(st *state, c command) judgement {
+	o := scanOptions(c.args, scanSpec{valued: "-c -cols -g -groupsize -l -len -o -offset -s -seek -n -name"})
+	if len(o.operands) > 1 && o.operands[1].text != "-" {
+		return writeTargets(st, "xxd writes", o.operands[1:2])
+	}
+	return is(ReadOnly, "xxd dumps bytes")
 }
