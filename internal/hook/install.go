@@ -27,14 +27,30 @@ func SettingsPath(dir string, user bool, home string) string {
 	return filepath.Join(dir, ".claude", "settings.json")
 }
 
+// LeanBinary is the name of the hook built alone (cmd/logbook-hook): the
+// same hook as `logbook hook claude`, without the server, the engines and
+// the rest, so the process Claude Code starts before every tool call
+// starts faster.
+const LeanBinary = "logbook-hook"
+
 // ClaudeCommand is the hook command for the logbook binary at binary:
-// "<binary> hook claude", plus --guard-claims when asked.
+// "<dir>/logbook-hook claude" when the lean hook sits beside it, else
+// "<binary> hook claude"; plus --guard-claims when asked.
 func ClaudeCommand(binary string, guardClaims bool) string {
 	cmd := shellQuote(binary) + " hook claude"
+	if lean := filepath.Join(filepath.Dir(binary), LeanBinary); isExecutable(lean) {
+		cmd = shellQuote(lean) + " claude"
+	}
 	if guardClaims {
 		cmd += " --guard-claims"
 	}
 	return cmd
+}
+
+// isExecutable reports whether path is a file someone may run.
+func isExecutable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
 }
 
 // Install writes command as a hook of every event in ClaudeEvents into the
@@ -145,13 +161,20 @@ func editSettings(path string, edit func(hooks map[string]any)) (bool, error) {
 // binary's own, or another logbook binary's (an older build elsewhere).
 func isOurs(command, binary string) bool {
 	command = strings.TrimSpace(command)
-	for _, prefix := range []string{shellQuote(binary) + " hook claude", binary + " hook claude"} {
+	lean := filepath.Join(filepath.Dir(binary), LeanBinary)
+	for _, prefix := range []string{shellQuote(binary) + " hook claude", binary + " hook claude", shellQuote(lean) + " claude", lean + " claude"} {
 		if command == prefix || strings.HasPrefix(command, prefix+" ") {
 			return true
 		}
 	}
 	first, rest := splitProgram(command)
-	return filepath.Base(first) == "logbook" && (rest == "hook claude" || strings.HasPrefix(rest, "hook claude "))
+	switch filepath.Base(first) {
+	case "logbook":
+		return rest == "hook claude" || strings.HasPrefix(rest, "hook claude ")
+	case LeanBinary:
+		return rest == "claude" || strings.HasPrefix(rest, "claude ")
+	}
+	return false
 }
 
 // splitProgram splits a command into its program, unquoted when it is

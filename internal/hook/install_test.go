@@ -211,3 +211,45 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestInstallPrefersTheLeanHook: with logbook-hook beside the logbook
+// binary, the hooks run it (it starts faster); uninstall removes them
+// either way, and other hooks stay.
+func TestInstallPrefersTheLeanHook(t *testing.T) {
+	dir := t.TempDir()
+	binary := filepath.Join(dir, "logbook")
+	for _, name := range []string{"logbook"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ClaudeCommand(binary, false); got != binary+" hook claude" {
+		t.Errorf("without the lean hook: %q", got)
+	}
+	lean := filepath.Join(dir, LeanBinary)
+	if err := os.WriteFile(lean, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := ClaudeCommand(binary, true); got != lean+" claude --guard-claims" {
+		t.Errorf("with the lean hook: %q, want %q", got, lean+" claude --guard-claims")
+	}
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	other := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}`
+	if err := os.WriteFile(settings, []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(settings, ClaudeCommand(binary, false), binary); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(settings)
+	if !strings.Contains(string(raw), lean+" claude") || !strings.Contains(string(raw), "notify-send done") {
+		t.Errorf("installed settings: %s", raw)
+	}
+	if changed, err := Uninstall(settings, binary); err != nil || !changed {
+		t.Fatalf("uninstall: %v %v", changed, err)
+	}
+	raw, _ = os.ReadFile(settings)
+	if strings.Contains(string(raw), LeanBinary) || !strings.Contains(string(raw), "notify-send done") {
+		t.Errorf("after uninstall: %s", raw)
+	}
+}
