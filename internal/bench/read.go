@@ -3,11 +3,16 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/store"
+	"github.com/logbookhq/logbook/internal/web"
 )
 
 // ReadResult is one read path's timings.
@@ -39,10 +44,7 @@ func Read(ctx context.Context, st store.Store, runs int) []ReadResult {
 		big = p.Sessions[0].ID
 	}
 	week := time.Now().Add(-7 * 24 * time.Hour)
-	paths := []struct {
-		name string
-		run  func() (int, error)
-	}{
+	paths := []readPath{
 		{"list (no filter)", page(logbook.SessionFilter{}, "")},
 		{"list state=ended", page(logbook.SessionFilter{State: logbook.StateEnded}, "")},
 		{"list state=active", page(logbook.SessionFilter{State: logbook.StateActive}, "")},
@@ -73,15 +75,40 @@ func Read(ctx context.Context, st store.Store, runs int) []ReadResult {
 			p, err := svc.ToolCalls(ctx, who, service.ToolCallParams{Tool: "Bash", Since: week})
 			return len(p.ToolCalls), err
 		}},
-		{"stats by outcome, 7d", func() (int, error) {
-			rows, err := svc.Stats(ctx, who, service.StatsParams{By: logbook.ByOutcome, Since: week})
-			return len(rows), err
-		}},
-		{"stats by day, 30d", func() (int, error) {
-			rows, err := svc.Stats(ctx, who, service.StatsParams{By: logbook.ByDay, Since: time.Now().Add(-30 * 24 * time.Hour)})
-			return len(rows), err
-		}},
 	}
+	// Statistics by every grouping over 7 and 30 days (windows that start
+	// between hours, as "7d" does), by two groupings, in zones whose days
+	// do and do not start on a UTC hour; and the dashboard page.
+	stats := func(by, then logbook.StatsBy, days int, zone string) func() (int, error) {
+		loc, err := time.LoadLocation(zone)
+		return func() (int, error) {
+			if err != nil {
+				return 0, err
+			}
+			rows, err := svc.Stats(ctx, who, service.StatsParams{By: by, Then: then, Zone: loc, Since: time.Now().Add(-time.Duration(days) * 24 * time.Hour)})
+			return len(rows), err
+		}
+	}
+	for _, days := range []int{7, 30} {
+		for _, by := range logbook.StatsGroupings {
+			paths = append(paths, readPath{fmt.Sprintf("stats by %s, %dd", by, days), stats(by, "", days, "UTC")})
+		}
+	}
+	for _, p := range []struct {
+		name     string
+		by, then logbook.StatsBy
+		days     int
+		zone     string
+	}{
+		{"stats by day then outcome, 30d", logbook.ByDay, logbook.ByOutcome, 30, "UTC"},
+		{"stats by harness then outcome, 7d", logbook.ByHarness, logbook.ByOutcome, 7, "UTC"},
+		{"stats by harness then outcome, 30d", logbook.ByHarness, logbook.ByOutcome, 30, "UTC"},
+		{"stats by day, 30d, tz=Europe/Berlin", logbook.ByDay, "", 30, "Europe/Berlin"},
+		{"stats by day, 30d, tz=Asia/Kolkata (+05:30)", logbook.ByDay, "", 30, "Asia/Kolkata"},
+	} {
+		paths = append(paths, readPath{p.name, stats(p.by, p.then, p.days, p.zone)})
+	}
+	paths = append(paths, readPath{"dashboard page (web UI)", dashboard(ctx, svc)})
 	var out []ReadResult
 	for _, p := range paths {
 		r := ReadResult{Name: p.name, Runs: runs}
@@ -101,6 +128,34 @@ func Read(ctx context.Context, st store.Store, runs int) []ReadResult {
 		out = append(out, r)
 	}
 	return out
+}
+
+// readPath is a read Read times: run returns how many rows it read.
+type readPath struct {
+	name string
+	run  func() (int, error)
+}
+
+// dashboard returns a read path that asks the web UI for the seed
+// project's dashboard, as a signed-in person's browser does (in process,
+// without a network): its lists, claims, charts and busiest files.
+func dashboard(ctx context.Context, svc *service.Service) func() (int, error) {
+	token, err := svc.CreateToken(ctx, service.Caller{Actor: "admin", Admin: true}, SeedProject, "bench")
+	mux := http.NewServeMux()
+	web.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), web.Options{})
+	return func() (int, error) {
+		if err != nil {
+			return 0, err
+		}
+		r := httptest.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+		r.AddCookie(&http.Cookie{Name: "logbook_token", Value: token})
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, r)
+		if w.Code != http.StatusOK {
+			return 0, fmt.Errorf("the dashboard answered %d", w.Code)
+		}
+		return w.Body.Len(), nil
+	}
 }
 
 // explainer is a store that shows its query plans (both engines are).

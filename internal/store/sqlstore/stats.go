@@ -16,10 +16,10 @@ import (
 )
 
 // Session statistics are read from rollups that every write keeps, in the
-// transaction of the write (migration 0014 describes the tables):
+// transaction of the write (migrations 0014 and 0016 describe the tables):
 //
-//   - session_stats_hours: per project, grouping (dimension) and hour the
-//     session started, its value and the sums;
+//   - session_stats_quarters: per project, grouping (dimension) and
+//     quarter hour the session started in, its value and the sums;
 //   - session_stats_days: per project and UTC day, every grouping at once.
 //
 // The store, not the service, keeps them: every statement that changes a
@@ -140,19 +140,20 @@ func (f statsFacts) runningSums(now int64) statsSums {
 }
 
 const (
-	hourMicros = int64(time.Hour / time.Microsecond)
-	dayMicros  = 24 * hourMicros
+	quarterMicros = int64(15 * time.Minute / time.Microsecond)
+	quartersADay  = 96
+	dayMicros     = quartersADay * quarterMicros
 )
 
 // statsKey is what places a session in the rollups.
 type statsKey struct {
 	project                                        string
-	hour                                           int64 // hours since the Unix epoch it started in
+	quarter                                        int64 // quarter hours since the Unix epoch it started in
 	outcome, blocker, harness, agent, actor, model string
 }
 
 func (f statsFacts) key() statsKey {
-	return statsKey{f.project, floorDiv(f.startedAt, hourMicros), f.outcome, f.blocker, f.harness, f.agent, f.actor, f.model}
+	return statsKey{f.project, floorDiv(f.startedAt, quarterMicros), f.outcome, f.blocker, f.harness, f.agent, f.actor, f.model}
 }
 
 // value is the key's value in one grouping (not the day).
@@ -174,7 +175,7 @@ func (k statsKey) value(by logbook.StatsBy) string {
 	return ""
 }
 
-// statsDimensions are the groupings session_stats_hours keeps, each a
+// statsDimensions are the groupings session_stats_quarters keeps, each a
 // column of session_stats_days of the same name.
 var statsDimensions = []logbook.StatsBy{logbook.ByOutcome, logbook.ByBlocker, logbook.ByHarness,
 	logbook.ByAgent, logbook.ByActor, logbook.ByModel}
@@ -235,17 +236,17 @@ func (t *txStats) releaseSavepoint() {
 	}
 }
 
-// dayRow and hourRow key the rows of session_stats_days and
-// session_stats_hours.
+// dayRow and quarterRow key the rows of session_stats_days and
+// session_stats_quarters.
 type dayRow struct {
 	project                                        string
 	day                                            int64
 	outcome, blocker, harness, agent, actor, model string
 }
 
-type hourRow struct {
+type quarterRow struct {
 	project, dimension string
-	hour               int64
+	quarter            int64
 	value              string
 }
 
@@ -264,17 +265,17 @@ func (e executor) flushStats(ctx context.Context) error {
 		return err
 	}
 	days := map[dayRow]statsSums{}
-	hours := map[hourRow]statsSums{}
+	quarters := map[quarterRow]statsSums{}
 	for _, d := range e.stats.deltas {
 		if !done && d.sessionID > after {
 			continue
 		}
 		k := d.key
-		day := dayRow{k.project, floorDiv(k.hour, 24), k.outcome, k.blocker, k.harness, k.agent, k.actor, k.model}
+		day := dayRow{k.project, floorDiv(k.quarter, quartersADay), k.outcome, k.blocker, k.harness, k.agent, k.actor, k.model}
 		days[day] = days[day].plus(d.sums)
 		for _, dim := range statsDimensions {
-			h := hourRow{k.project, string(dim), k.hour, k.value(dim)}
-			hours[h] = hours[h].plus(d.sums)
+			q := quarterRow{k.project, string(dim), k.quarter, k.value(dim)}
+			quarters[q] = quarters[q].plus(d.sums)
 		}
 	}
 	e.stats.deltas = e.stats.deltas[:0]
@@ -287,11 +288,11 @@ func (e executor) flushStats(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	return writeStatsRows(ctx, e, hours, func(a, b hourRow) int {
-		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.dimension, b.dimension), cmp.Compare(a.hour, b.hour),
+	return writeStatsRows(ctx, e, quarters, func(a, b quarterRow) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.dimension, b.dimension), cmp.Compare(a.quarter, b.quarter),
 			cmp.Compare(a.value, b.value))
-	}, "session_stats_hours", "project, dimension, hour, value", func(r hourRow) []any {
-		return []any{r.project, r.dimension, r.hour, r.value}
+	}, "session_stats_quarters", "project, dimension, quarter, value", func(r quarterRow) []any {
+		return []any{r.project, r.dimension, r.quarter, r.value}
 	})
 }
 
@@ -420,7 +421,7 @@ func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) 
 	case p.Then != "" && p.By != logbook.ByDay && p.Then != logbook.ByDay:
 		scans, err = e.statsFromDays(ctx, p.Project, since, g)
 	default:
-		scans, err = e.statsFromHours(ctx, p.Project, since, g)
+		scans, err = e.statsFromQuarters(ctx, p.Project, since, now, g)
 	}
 	if err != nil {
 		return nil, err
@@ -463,40 +464,73 @@ func (s *statsSums) scanSums() []any {
 		&s.outputTokens.hi, &s.outputTokens.lo, &s.toolCalls}
 }
 
-// statsFromHours adds up session_stats_hours for statistics by at most
-// one grouping besides the day, from the first whole hour of the window on,
-// and returns the spans it leaves to the sessions: the part of an hour the
-// window starts in and, by day, each hour a day of the zone starts inside
-// (a zone whose offset is not whole hours).
-func (e executor) statsFromHours(ctx context.Context, project string, since int64, g *statsGroups) ([][2]int64, error) {
+// statsFromQuarters adds up session_stats_quarters for statistics by at
+// most one grouping besides the day, from the first whole quarter hour of
+// the window on, and returns the spans it leaves to the sessions: the part
+// of a quarter hour the window starts in and, by day, a quarter hour that
+// a day of the zone starts inside (none in any zone in use today).
+func (e executor) statsFromQuarters(ctx context.Context, project string, since, now int64, g *statsGroups) ([][2]int64, error) {
 	dimension := g.by
 	if dimension == logbook.ByDay {
 		dimension = cmp.Or(g.then, logbook.ByOutcome) // by day alone: every session has one outcome
 	}
-	firstHour := ceilDiv(since, hourMicros)
+	first := ceilDiv(since, quarterMicros)
 	var scans [][2]int64
-	if since < firstHour*hourMicros {
-		scans = append(scans, [2]int64{since, firstHour * hourMicros})
+	if since < first*quarterMicros {
+		scans = append(scans, [2]int64{since, first * quarterMicros})
 	}
-	byDay := g.by == logbook.ByDay || g.then == logbook.ByDay
-	// Hours in UTC add up to UTC days in the query; other zones' days are
-	// made of hours here.
-	width := int64(1)
-	if byDay && g.zone == time.UTC {
-		width = 24
+	if g.by != logbook.ByDay && g.then != logbook.ByDay {
+		err := e.addQuarters(ctx, "0", project, dimension, first, math.MaxInt64, func(_ int64, value string, s statsSums) {
+			g.add(value, "", s)
+		})
+		return scans, err
 	}
-	bucket := "0"
-	if byDay {
-		bucket = "hour / " + strconv.FormatInt(width, 10)
+	// By day: the window is cut where the zone's offset from UTC changes
+	// (summer time), and each part adds its quarters up into local days in
+	// the query. Past two days from now (sessions that say they start in
+	// the future), or where the offset is not whole quarter hours (before
+	// standard time), quarters are read one by one.
+	horizon := ceilDiv(now, quarterMicros) + 2*quartersADay
+	for from := first; from < math.MaxInt64; {
+		at := time.UnixMicro(from * quarterMicros).In(g.zone)
+		_, offset := at.Zone()
+		_, change := at.ZoneBounds()
+		to := int64(math.MaxInt64)
+		if !change.IsZero() {
+			to = floorDiv(change.UnixMicro(), quarterMicros)
+		}
+		if offset%900 != 0 || from >= horizon {
+			return scans, e.addQuartersOneByOne(ctx, g, project, dimension, from, &scans)
+		}
+		if to != math.MaxInt64 && to > horizon {
+			to = horizon
+		}
+		// Local days since the Unix epoch, rounded down before it too.
+		local := "(quarter + " + strconv.Itoa(offset/900) + ")"
+		bucket := "CASE WHEN " + local + " >= 0 THEN " + local + " / 96 ELSE -((95 - " + local + ") / 96) END"
+		err := e.addQuarters(ctx, bucket, project, dimension, from, to, func(day int64, value string, s statsSums) {
+			g.addDay(time.Unix(day*86400, 0).UTC().Format(time.DateOnly), value, s)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if to != math.MaxInt64 && change.UnixMicro()%quarterMicros != 0 { // a change inside a quarter hour
+			scans = append(scans, [2]int64{to * quarterMicros, (to + 1) * quarterMicros})
+			to++
+		}
+		from = to
 	}
-	groupBy := "value"
-	if byDay {
-		groupBy = "1, 2"
-	}
-	rows, err := e.query(ctx, `SELECT `+bucket+`, value, `+statsSumsSQL+` FROM session_stats_hours
-		WHERE project = $1 AND dimension = $2 AND hour >= $3 GROUP BY `+groupBy, project, string(dimension), firstHour)
+	return scans, nil
+}
+
+// addQuarters adds up the quarters [from, to) of a grouping, by bucket
+// (an expression of quarter) and value, and hands each sum to add.
+func (e executor) addQuarters(ctx context.Context, bucket, project string, dimension logbook.StatsBy, from, to int64,
+	add func(bucket int64, value string, s statsSums)) error {
+	rows, err := e.query(ctx, `SELECT `+bucket+`, value, `+statsSumsSQL+` FROM session_stats_quarters
+		WHERE project = $1 AND dimension = $2 AND quarter >= $3 AND quarter < $4 GROUP BY 1, 2`, project, string(dimension), from, to)
 	if err != nil {
-		return nil, e.interpretError(err, "reading statistics")
+		return e.interpretError(err, "reading statistics")
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -504,30 +538,25 @@ func (e executor) statsFromHours(ctx context.Context, project string, since int6
 		var value string
 		var s statsSums
 		if err := rows.Scan(append([]any{&n, &value}, s.scanSums()...)...); err != nil {
-			return nil, e.interpretError(err, "reading statistics")
+			return e.interpretError(err, "reading statistics")
 		}
-		if !byDay {
-			g.add(value, "", s)
-			continue
-		}
-		start := n * width * hourMicros
-		day := g.day(start)
-		if width == 1 && g.day(start+hourMicros-1) != day {
-			if span := [2]int64{start, start + hourMicros}; !slices.Contains(scans, span) { // one per value
-				scans = append(scans, span)
-			}
-			continue
-		}
-		switch {
-		case g.then == "":
-			g.add(day, "", s)
-		case g.by == logbook.ByDay:
-			g.add(day, value, s)
-		default:
-			g.add(value, day, s)
-		}
+		add(n, value, s)
 	}
-	return scans, e.interpretError(rows.Err(), "reading statistics")
+	return e.interpretError(rows.Err(), "reading statistics")
+}
+
+// addQuartersOneByOne adds the quarters from from on by day, each by the
+// local date it starts on, and leaves each quarter a day starts inside to
+// the sessions (adding it to scans).
+func (e executor) addQuartersOneByOne(ctx context.Context, g *statsGroups, project string, dimension logbook.StatsBy, from int64, scans *[][2]int64) error {
+	return e.addQuarters(ctx, "quarter", project, dimension, from, math.MaxInt64, func(quarter int64, value string, s statsSums) {
+		start := quarter * quarterMicros
+		if day := g.day(start); g.day(start+quarterMicros-1) == day {
+			g.addDay(day, value, s)
+		} else if span := [2]int64{start, start + quarterMicros}; !slices.Contains(*scans, span) { // once, not once per value
+			*scans = append(*scans, span)
+		}
+	})
 }
 
 // statsFromDays adds up session_stats_days for statistics by two groupings
@@ -581,6 +610,18 @@ type statsGroups struct {
 	by, then logbook.StatsBy
 	zone     *time.Location
 	sums     map[[2]string]statsSums
+}
+
+// addDay adds sums of a day and, if there is a second grouping, its value.
+func (g *statsGroups) addDay(day, value string, s statsSums) {
+	switch {
+	case g.then == "":
+		g.add(day, "", s)
+	case g.by == logbook.ByDay:
+		g.add(day, value, s)
+	default:
+		g.add(value, day, s)
+	}
 }
 
 func (g *statsGroups) add(key, then string, s statsSums) {
@@ -696,7 +737,7 @@ func (s *Store) StatsBackfill(ctx context.Context, limit int) (int, bool, error)
 func (s *Store) StatsRebuild(ctx context.Context) error {
 	s.statsDone.Store(false)
 	return s.inTx(ctx, func(e executor) error {
-		for _, stmt := range []string{`DELETE FROM session_stats_days`, `DELETE FROM session_stats_hours`,
+		for _, stmt := range []string{`DELETE FROM session_stats_days`, `DELETE FROM session_stats_quarters`,
 			`UPDATE session_stats_backfill SET after_id = '', done = NOT EXISTS (SELECT 1 FROM sessions)`} {
 			if _, err := e.exec(ctx, stmt); err != nil {
 				return e.interpretError(err, "emptying the statistics")

@@ -34,6 +34,52 @@ func testStats(t *testing.T, newStore func(testing.TB) store.Store) {
 		}
 	})
 
+	t.Run("DaysInZones", func(t *testing.T) {
+		t.Parallel()
+		w := newStatsWorld(t, newStore(t), 4)
+		// Sessions a quarter hour either side of days' edges: a summer time
+		// change (Berlin, 29 March 2026), midnight in India (+05:30) and
+		// Newfoundland (-03:30), in a zone whose offset was not whole
+		// quarter hours (Amsterdam, +01:19:32 in the summer of 1930), a
+		// time before 1970, and sessions that say they start in a week.
+		zone := func(name string) *time.Location {
+			z, err := time.LoadLocation(name)
+			must(t, err)
+			return z
+		}
+		edges := []time.Time{
+			time.Date(2026, 3, 29, 2, 0, 0, 0, zone("Europe/Berlin")), time.Date(2026, 11, 30, 0, 0, 0, 0, zone("Asia/Kolkata")),
+			time.Date(2026, 12, 3, 0, 0, 0, 0, zone("America/St_Johns")), time.Date(1930, 6, 2, 0, 0, 0, 0, zone("Europe/Amsterdam")),
+			time.Date(1969, 12, 31, 23, 50, 0, 0, time.UTC), w.now.Add(7 * 24 * time.Hour),
+		}
+		for _, edge := range edges {
+			for _, d := range []time.Duration{-16 * time.Minute, -time.Minute, -time.Microsecond, 0, time.Minute, 14 * time.Minute} {
+				started := edge.Add(d)
+				s := logbook.Session{ID: logbook.NewID(started), Project: "p", Actor: "alice", Harness: pick(w.rng, "a", "b"),
+					Status: logbook.StatusActive, StartedAt: started, LastSeenAt: started, InputTokens: 1}
+				if w.rng.IntN(2) == 0 {
+					w.end(&s, started)
+				}
+				_, err := w.st.SessionInsert(w.ctx, &s)
+				must(t, err)
+			}
+		}
+		all := w.allSessions(w.st)
+		for _, name := range []string{"UTC", "Europe/Berlin", "Asia/Kolkata", "America/St_Johns", "Europe/Amsterdam", "Pacific/Chatham"} {
+			zone := zone(name)
+			for _, since := range []time.Time{time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 28, 0, 7, 0, 0, time.UTC), base.Add(-24 * time.Hour)} {
+				for _, p := range []store.SessionStatsParams{{By: logbook.ByDay}, {By: logbook.ByDay, Then: logbook.ByHarness}, {By: logbook.ByHarness, Then: logbook.ByDay}} {
+					p.Project, p.Since, p.Now, p.Zone = "p", since, w.now, zone
+					got, err := w.st.SessionStats(w.ctx, p)
+					must(t, err)
+					if want := countStats(all, p); !slices.Equal(got, want) {
+						t.Fatalf("by %s then %q since %s in %s:\n got %+v\nwant %+v", p.By, p.Then, since, name, got, want)
+					}
+				}
+			}
+		}
+	})
+
 	t.Run("BackfillEqualsCounting", func(t *testing.T) {
 		t.Parallel()
 		w := newStatsWorld(t, newStore(t), 2)
