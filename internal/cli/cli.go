@@ -44,6 +44,7 @@ func commands() []command {
 			return Classify(ctx, env, args)
 		}},
 		{"sessions", "list, show, follow and count sessions on a server", sessions},
+		{"search", "search every transcript of a project on a server", search},
 		{"claims", "list who holds what on a server", claims},
 		{"hook", "Claude Code and Codex hooks: record sessions, answer PreToolUse, install them", Hook},
 		{"mcp", "serve the MCP tools on stdin/stdout, calling a logbook server", MCP},

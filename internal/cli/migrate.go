@@ -12,14 +12,16 @@ import (
 )
 
 // migrateCmd creates or updates the schema, counts the sessions a
-// migration left uncounted into the statistics' rollups, and exits. serve
-// does the same on start (counting in the background while it serves);
-// this is for deployments that migrate as a separate step.
+// migration left uncounted into the statistics' rollups, indexes for
+// search what was written before the search index, and exits. serve does
+// the same on start (counting and indexing in the background while it
+// serves); this is for deployments that migrate as a separate step.
 func migrateCmd(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	db := fs.String("db", "", "SQLite file or postgres:// URL (env LOGBOOK_DB; default "+defaultDB(env)+")")
 	rebuild := fs.Bool("rebuild-stats", false, "empty the statistics' rollups and count every session into them again (stop every server on the database first)")
+	reindex := fs.Bool("rebuild-search", false, "empty the search index and index every entry and session again (servers may run meanwhile; their searches miss what is not indexed yet)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -36,27 +38,42 @@ func migrateCmd(ctx context.Context, env Env, args []string) int {
 			return 1
 		}
 	}
-	svc := service.New(st, service.Options{Logger: logger(env.Stderr)})
-	start := time.Now()
-	progress := &backfillProgress{w: env.Stderr, terminal: importer.IsTerminal(env.Stderr)}
-	err = svc.BackfillStats(ctx, progress.update)
-	progress.end()
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "logbook: counting sessions into the statistics: %v (run logbook migrate again to go on from there)\n", err)
-		return 1
+	if *reindex {
+		if err := st.SearchRebuild(ctx); err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
 	}
-	if progress.counted > 0 {
-		fmt.Fprintf(env.Stderr, "counted %d sessions into the statistics in %s\n", progress.counted, time.Since(start).Round(time.Millisecond))
+	svc := service.New(st, service.Options{Logger: logger(env.Stderr)})
+	for _, b := range []struct {
+		doing, done string
+		run         func(context.Context, func(n, total int64)) error
+	}{
+		{"counting sessions into the statistics", "counted %d sessions into the statistics in %s\n", svc.BackfillStats},
+		{"indexing entries and sessions for search", "indexed %d entries and sessions for search in %s\n", svc.BackfillSearch},
+	} {
+		start := time.Now()
+		progress := &backfillProgress{w: env.Stderr, terminal: importer.IsTerminal(env.Stderr), doing: b.doing}
+		err = b.run(ctx, progress.update)
+		progress.end()
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %s: %v (run logbook migrate again to go on from there)\n", b.doing, err)
+			return 1
+		}
+		if progress.counted > 0 {
+			fmt.Fprintf(env.Stderr, b.done, progress.counted, time.Since(start).Round(time.Millisecond))
+		}
 	}
 	fmt.Fprintf(env.Stdout, "database %s is up to date\n", describeDB(dbValue))
 	return 0
 }
 
-// backfillProgress shows how the statistics backfill goes: a line
-// redrawn in place on a terminal, else a line every 10%.
+// backfillProgress shows how a backfill (statistics, search) goes: a
+// line redrawn in place on a terminal, else a line every 10%.
 type backfillProgress struct {
 	w        io.Writer
 	terminal bool
+	doing    string // "counting sessions into the statistics"
 	counted  int64
 	shown    int64 // the percentage last printed (not on a terminal)
 }
@@ -66,10 +83,10 @@ func (p *backfillProgress) update(n, total int64) {
 	percent := 100 * n / max(total, 1)
 	switch {
 	case p.terminal:
-		fmt.Fprintf(p.w, "\r\033[Kcounting sessions into the statistics: %d of %d (%d%%)", n, total, percent)
+		fmt.Fprintf(p.w, "\r\033[K%s: %d of %d (%d%%)", p.doing, n, total, percent)
 	case n == total || percent >= p.shown+10:
 		p.shown = percent
-		fmt.Fprintf(p.w, "counting sessions into the statistics: %d of %d (%d%%)\n", n, total, percent)
+		fmt.Fprintf(p.w, "%s: %d of %d (%d%%)\n", p.doing, n, total, percent)
 	}
 }
 

@@ -88,3 +88,61 @@ func TestMigrateCountsStats(t *testing.T) {
 		st.Close()
 	}
 }
+
+// TestMigrateIndexesForSearch upgrades a database written before the
+// search index (migration 15 taken back out of it): `logbook migrate` adds
+// it and indexes what was there, with progress, and a search finds it;
+// --rebuild-search indexes everything again.
+func TestMigrateIndexesForSearch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	st, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(st, service.Options{})
+	alice := service.Caller{Actor: "alice", Project: "demo"}
+	goal := "Find the flaky login test"
+	s, _, err := svc.StartSession(ctx, alice, service.StartParams{Harness: "codex", Fields: logbook.SessionFields{Goal: &goal}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{
+		{Kind: logbook.KindPrompt, Text: "why does the login test time out?"},
+		{Kind: logbook.KindMessage, Role: logbook.RoleAssistant, Text: "数据库连接超时"},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{`DROP TRIGGER entries_unindex`, `DROP TABLE search`, `DROP TABLE session_docs`, `DROP TABLE search_backfill`,
+		`DELETE FROM schema_migrations WHERE version = 15`} {
+		if _, err := st.DB().ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	st.Close()
+
+	for _, args := range [][]string{{"migrate", "--db", path}, {"migrate", "--db", path, "--rebuild-search"}} {
+		var stdout, stderr bytes.Buffer
+		if code := cli.Run(ctx, env(&stdout, &stderr, nil), args); code != 0 {
+			t.Fatalf("logbook %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+		for _, line := range []string{"indexing entries and sessions for search: 3 of 3 (100%)", "indexed 3 entries and sessions for search in "} {
+			if !strings.Contains(stderr.String(), line) {
+				t.Errorf("logbook %s printed no %q:\n%s", strings.Join(args, " "), line, stderr.String())
+			}
+		}
+		st, err := sqlitestore.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := service.New(st, service.Options{}).Search(ctx, alice, service.SearchParams{Query: "login test"})
+		if err != nil || len(page.Results) != 2 {
+			t.Errorf("after logbook %s, search login test: %+v %v", strings.Join(args, " "), page, err)
+		}
+		page, err = service.New(st, service.Options{}).Search(ctx, alice, service.SearchParams{Query: "超时"})
+		if err != nil || len(page.Results) != 1 || page.Results[0].Seq != 2 {
+			t.Errorf("after logbook %s, search 超时: %+v %v", strings.Join(args, " "), page, err)
+		}
+		st.Close()
+	}
+}

@@ -90,7 +90,7 @@ var listFilters = []struct{ name, help string }{
 	{"path", "touched this file (a folder when it ends in /)"}, {"parent", "children of this session"},
 	{"since", "seen since: RFC 3339 or a duration back (36h, 7d)"}, {"until", "started before: RFC 3339 or a duration back"},
 	{"min_duration", "ran at least this long (90m)"}, {"min_tool_calls", "made at least this many tool calls"},
-	{"q", "words in the title or goal"}, {"sort", "last_seen (default), started or duration"},
+	{"q", "words of the title, goal or result (see logbook search)"}, {"sort", "last_seen (default), started or duration"},
 	{"limit", "sessions per page (default 50, at most 200)"}, {"cursor", "next_cursor of the previous page"},
 }
 

@@ -97,6 +97,27 @@ func TestSessionsCommands(t *testing.T) {
 	if !regexp.MustCompile(`HARNESS +OUTCOME +SESSIONS`).MatchString(stats) || !regexp.MustCompile(`\ncodex +failed +1 `).MatchString(stats) {
 		t.Errorf("sessions stats --by harness --then outcome:\n%s", stats)
 	}
+	found := run("search", "login", "test")
+	for _, want := range []string{s.ID + " the session's goal", "Fix the flaky »login« »test«", s.ID + " #1 prompt", "the »login« »test« fails",
+		s.ID + " #3 tool_result", "FAIL: »TestLogin«"} {
+		if !strings.Contains(found, want) {
+			t.Errorf("search login test lacks %q:\n%s", want, found)
+		}
+	}
+	found = run("search", "--kind", "tool_call", "--limit", "1", "go", "test", "./auth")
+	if !strings.Contains(found, "#2 tool_call Bash") || !strings.Contains(found, "Bash »go« »test« ./»auth«") {
+		t.Errorf("search --kind tool_call:\n%s", found)
+	}
+	if out := run("search", "--json", "staging"); !strings.HasPrefix(out, `{"results":[{`) || !strings.Contains(out, `"kind":"note"`) {
+		t.Errorf("search --json staging: %s", out)
+	}
+	if out := run("search", "nowhere"); !strings.Contains(out, "nothing found") {
+		t.Errorf("search nowhere: %s", out)
+	}
+	var errOut bytes.Buffer
+	if code := cli.Run(ctx, env(io.Discard, &errOut, vars), []string{"search", "--kind", "memo", "login"}); code != 1 || !strings.Contains(errOut.String(), "kind") {
+		t.Errorf("search --kind memo: exit %d, %s", code, errOut.String())
+	}
 	claims := run("claims", "--subject", "src/auth/login.go")
 	if !strings.Contains(claims, "src/auth/") || !strings.Contains(claims, s.ID) {
 		t.Errorf("claims --subject:\n%s", claims)

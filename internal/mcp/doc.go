@@ -1,8 +1,8 @@
 // Package mcp is logbook's MCP server: the tools an agent calls to report
 // its session (start_session, set_goal, record, plan, complete_task), to
 // coordinate with other agents (claim, release), to ask before running a
-// shell command (classify_command) and to read the ledger (list_sessions,
-// get_session).
+// shell command (classify_command) and to read the ledger (search,
+// list_sessions, get_session).
 //
 // The tools are defined once, in tools.go, over the ledger port
 // (ledger.Ledger). Two ledgers answer them: the service in process, as the

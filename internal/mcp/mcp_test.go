@@ -16,6 +16,7 @@ import (
 	"github.com/logbookhq/logbook/internal/client"
 	"github.com/logbookhq/logbook/internal/httpapi"
 	"github.com/logbookhq/logbook/internal/ledger"
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/testdb"
 )
@@ -254,6 +255,7 @@ func TestToolsAreDescribed(t *testing.T) {
 		"claim":            {idempotent: true, required: []string{"session_id", "subject"}},
 		"release":          {destructive: true, idempotent: true, required: []string{"claim_id"}},
 		"complete_task":    {destructive: true, idempotent: true, required: []string{"session_id", "outcome", "result"}},
+		"search":           {readOnly: true, required: []string{"q"}},
 		"list_sessions":    {readOnly: true},
 		"get_session":      {readOnly: true, required: []string{"session_id"}},
 	}
@@ -433,6 +435,23 @@ func TestSessionThroughTools(t *testing.T) {
 	if len(page.Sessions) != 1 || page.Sessions[0].ID != sess.ID {
 		t.Errorf("sessions that touched auth/: %+v, want only %s", page.Sessions, sess.ID)
 	}
+
+	// Search: has anyone tried this before?
+	var found ledger.SearchPage
+	ok(t, bob, "search", map[string]any{"q": "flaky login", "kind": "session"}, &found)
+	if len(found.Results) != 2 { // the failed attempt, then this session
+		t.Fatalf("search for the goal: %+v", found)
+	}
+	for _, h := range found.Results {
+		if h.Field != "goal" || h.Seq != 0 || logbook.SnippetString(h.Snippet, "[", "]") != "Fix the [flaky] [login] test" {
+			t.Errorf("search for the goal: %+v", h)
+		}
+	}
+	ok(t, bob, "search", map[string]any{"q": "429 too many", "outcome": "failed", "since": "1h"}, &found)
+	if len(found.Results) != 1 || found.Results[0].SessionID != first.ID || found.Results[0].Kind != "message" {
+		t.Errorf("search for what the failed attempt said: %+v", found)
+	}
+	mustContain(t, "a search without words", fails(t, bob, "search", map[string]any{"q": "?!"}), "say what to search for")
 }
 
 func TestErrorsSayWhatToFix(t *testing.T) {
@@ -495,8 +514,8 @@ func TestStreamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 10 {
-		t.Errorf("%d tools over HTTP, want 10", len(tools.Tools))
+	if len(tools.Tools) != 11 {
+		t.Errorf("%d tools over HTTP, want 11", len(tools.Tools))
 	}
 	var sess session
 	ok(t, alice, "start_session", map[string]any{"harness": "claude-code", "harness_session_id": "h1", "goal": "Ship the MCP server"}, &sess)

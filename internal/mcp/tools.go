@@ -18,6 +18,7 @@ import (
 const instructions = `logbook records your session so people and other agents can see what you did and why you stopped.
 Call start_session first (pass harness and harness_session_id so that a repeat returns the same session) and keep its id.
 Call set_goal with what you are trying to do: it answers with earlier partial or failed attempts at the same thing; read them.
+Before you start on something, call search with its key words (an error message, a file, a function, a host): it finds what agents before you said and ran about it, in every transcript of the project.
 Before running a shell command, call classify_command and follow its decision: deny means do not run it; ask means ask the user first; defer means logbook has no objection and your harness's own permission settings decide; allow means the project approved it.
 Claim a file, folder, issue or branch before changing it, so other agents stay off it.
 Record prompts, messages, tool calls and results as you go; keep your plan current with plan.
@@ -26,7 +27,7 @@ When you finish or stop, call complete_task with the outcome and what was done.`
 // register adds logbook's tools to s. Annotations say what each does to
 // the ledger (none reaches outside it, so none is open-world):
 //
-//   - read-only: classify_command, list_sessions, get_session;
+//   - read-only: classify_command, search, list_sessions, get_session;
 //   - additive and idempotent: start_session (on harness_session_id),
 //     set_goal, claim (claiming again renews);
 //   - additive, not idempotent: record (a repeat without keys records again);
@@ -66,6 +67,10 @@ Returns the claim; keep its id for release.`}, claim)
 For partial and failed, give blocker when you know why you stopped (approval_timeout, user_abandoned, classifier_overreach, model_refusal, tool_error, rate_limited, context_exhausted, unknown); without one it is derived from your last assistant message.
 Pending and running plan steps close (done on success, skipped otherwise), your claims are released and subagents still going end.
 The session then takes no more entries. Returns the session.`}, completeTask)
+
+	add(s, ts, &sdk.Tool{Name: "search", Title: "Search every transcript", Annotations: readOnly(), Description: `Has anyone tried this before? Search every transcript of the project (prompts, messages, tool calls and their results, notes, summaries) and its sessions' titles, goals and results, before you start work.
+q holds words that must all be found, in any order: an error message, a file path, a function name, a host; a phrase in double quotes is found as written; a word of three letters or more also finds longer ones (migrat finds migration). Chinese, Japanese and Korean text is found by any run of its characters.
+Returns {results, next_cursor, ranked, more}, best first: each result names the session (session_id, title, actor, outcome) and the entry (seq; 0 for the session's own title, goal or result, named in field), with a snippet of the text around the match, matched words marked. Read a whole session with get_session.`}, searchTranscripts)
 
 	add(s, ts, &sdk.Tool{Name: "list_sessions", Title: "List sessions", Annotations: readOnly(), Description: `List a project's sessions, most recently seen first, with their outcome, blocker and counters.
 Every filter is optional and they combine. Returns {sessions, next_cursor}; pass next_cursor as cursor for the next page.`}, listSessions)
@@ -283,7 +288,7 @@ type listInput struct {
 	Pull    ref    `json:"pull,omitempty" jsonschema:"only sessions on this pull request"`
 	Path    string `json:"path,omitempty" jsonschema:"only sessions that touched this file, or a file under this folder when it ends in /"`
 	Since   string `json:"since,omitempty" jsonschema:"only sessions started since: a time (2026-11-30T12:00:00Z) or a duration back from now (36h, 7d)"`
-	Query   string `json:"q,omitempty" jsonschema:"words that must all appear in the title or goal"`
+	Query   string `json:"q,omitempty" jsonschema:"words that must all be found in the title, goal or result (as search reads them)"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"sessions per page: 1 to 200, default 50"`
 	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
 }
@@ -313,6 +318,34 @@ func listSessions(ctx context.Context, l ledger.Ledger, in listInput) (ledger.Se
 		}
 	}
 	return l.ListSessions(ctx, p)
+}
+
+type searchInput struct {
+	Project string `json:"project,omitempty" jsonschema:"the project; leave out for the default one (logbook mcp --project) or your token's"`
+	Query   string `json:"q" jsonschema:"what to search for: words that must all be found, a phrase in double quotes found as written"`
+	Actor   string `json:"actor,omitempty" jsonschema:"only sessions of this actor"`
+	Harness string `json:"harness,omitempty" jsonschema:"only sessions of this harness, e.g. claude-code"`
+	Outcome string `json:"outcome,omitempty" jsonschema:"only sessions that ended success, partial or failed"`
+	Tool    string `json:"tool,omitempty" jsonschema:"only calls of this tool and their results, e.g. Bash"`
+	Kind    string `json:"kind,omitempty" jsonschema:"only entries of this kind (prompt, message, tool_call, tool_result, note, summary, …), or session for the sessions' own title, goal and result"`
+	Since   string `json:"since,omitempty" jsonschema:"only what was recorded since: a time (2026-11-30T12:00:00Z) or a duration back from now (36h, 7d)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"results per page: 1 to 100, default 20"`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous page"`
+}
+
+func searchTranscripts(ctx context.Context, l ledger.Ledger, in searchInput) (ledger.SearchPage, error) {
+	if in.Limit < 0 {
+		return ledger.SearchPage{}, logbook.Invalid("limit", "give a limit from 1 to %d", logbook.MaxSearchPage)
+	}
+	p := ledger.SearchParams{Project: in.Project, Query: in.Query, Limit: in.Limit, Cursor: in.Cursor, Filter: logbook.SearchFilter{
+		Actor: in.Actor, Harness: in.Harness, Outcome: logbook.Outcome(in.Outcome), Tool: in.Tool, Kind: logbook.Kind(in.Kind)}}
+	if in.Since != "" {
+		var ok bool
+		if p.Filter.Since, ok = logbook.ParseTime(in.Since, time.Now()); !ok {
+			return ledger.SearchPage{}, logbook.Invalid("since", "%q is not a time; %s", in.Since, logbook.TimeHint)
+		}
+	}
+	return l.Search(ctx, p)
 }
 
 type getInput struct {

@@ -346,12 +346,49 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("Search", func(t *testing.T) {
+		b.postAPI(t, "/v1/sessions/"+main.ID+"/entries", map[string]any{"entries": []map[string]any{
+			{"kind": "message", "role": "assistant", "text": "本地数据库连接超时，换一个端口再试。"}}})
+		// The search box of the top bar, from any page.
+		within(t, ctx, 15*time.Second,
+			chromedp.Navigate(url("/sessions")),
+			chromedp.SendKeys(chromedp.CSS("#search-box"), "shares clock"),
+			chromedp.Submit(chromedp.CSS("#search-box")),
+		)
+		waitFor(t, ctx, "the results", `location.pathname === "/search" && document.querySelectorAll(".search-result").length === 1`)
+		if marks := eval[string](t, ctx, `[...document.querySelectorAll(".search-result mark")].map(m => m.innerText).join(" ")`); marks != "shares clock" {
+			t.Errorf("the marked words are %q, want shares clock", marks)
+		}
+		if eval[string](t, ctx, `document.querySelector(".search-result .title").innerText`) != "Fix the flaky login test" {
+			t.Error("the result does not name its session")
+		}
+		// A result leads to the entry in its session.
+		within(t, ctx, 15*time.Second, chromedp.Click(chromedp.CSS(".search-result a.title")))
+		waitFor(t, ctx, "the entry in its session", `location.pathname === "/sessions/`+main.ID+`" && location.hash === "#e8" && document.querySelector("#e8") !== null`)
+		if !eval[bool](t, ctx, `document.querySelector("#e8").innerText.includes("The test shares a clock between sessions")`) {
+			t.Error("the entry the result leads to is not the one found")
+		}
+		// Chinese text, found by two of its characters; the search page's
+		// own form.
+		within(t, ctx, 15*time.Second,
+			chromedp.Navigate(url("/search")),
+			chromedp.SendKeys(chromedp.CSS(`form.filters input[name="q"]`), "超时"),
+			chromedp.Click(chromedp.CSS(`form.filters button[type="submit"]`)),
+		)
+		waitFor(t, ctx, "the Chinese result", `document.querySelectorAll(".search-result mark").length === 1`)
+		if mark := eval[string](t, ctx, `document.querySelector(".search-result mark").innerText`); mark != "超时" {
+			t.Errorf("the marked text is %q, want 超时", mark)
+		}
+		pics.save("search.png", screenshot(t, ctx, true))
+	})
+
 	t.Run("PhoneWidth", func(t *testing.T) {
 		within(t, ctx, 15*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
 		for _, p := range []struct{ name, path, ready string }{
 			{"sessions-phone.png", "/sessions", "tr.session-row"},
 			{"session-phone.png", "/sessions/" + main.ID, "#timeline"},
 			{"dashboard-phone.png", "/", "svg.chart"},
+			{"search-phone.png", "/search?q=clock", ".search-result"},
 		} {
 			within(t, ctx, 15*time.Second, chromedp.Navigate(url(p.path)), chromedp.WaitVisible(chromedp.CSS(p.ready)))
 			if w := eval[int](t, ctx, "document.documentElement.scrollWidth"); w > 390 {

@@ -503,3 +503,59 @@ func TestEventStream(t *testing.T) {
 	}
 	t.Errorf("the stream ended without announcing the append (%s): %v", lastSeq, lines.Err())
 }
+
+func TestSearchPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t, true)
+	c := b.signIn(t, b.aliceToken)
+	main := b.sessions["main"]
+	results := regexp.MustCompile(`class="search-result"`)
+
+	r := b.get(t, c, "/search", 200)
+	expectHeaders(t, r)
+	expectHas(t, r.body, `<form class="filters" method="get" action="/search" role="search"`, `aria-current="page">Search<`)
+	expectLacks(t, r.body, `class="search-result"`, "Nothing found")
+
+	// A word in a long tool result: the snippet is cut around it, the
+	// words marked, linking to the entry in its session.
+	r = b.get(t, c, "/search?q=clock+went+backwards", 200)
+	if n := len(results.FindAllString(r.body, -1)); n != 1 {
+		t.Errorf("clock went backwards: %d results, want 1", n)
+	}
+	expectHas(t, r.body, `href="/sessions/`+main.ID+`#e4"`, "#4 tool_result", "Fix the flaky login test",
+		"session <mark>clock</mark> <mark>went</mark> <mark>backwards</mark>", "…")
+	expectLacks(t, r.body, strings.Repeat("=== RUN   TestLogin ", 10))
+
+	// Filters narrow it, and stay in the form.
+	r = b.get(t, c, "/search?q=clock&kind=tool_call", 200)
+	expectHas(t, r.body, `#e5"`, "#5 tool_call Edit", `<option value="tool_call" selected>`, "internal/auth/<mark>clock</mark>.go")
+	if n := len(results.FindAllString(r.body, -1)); n != 1 {
+		t.Errorf("clock in tool calls: %d results, want 1", n)
+	}
+	r = b.get(t, c, "/search?q=database+driver&kind=session&outcome=failed", 200)
+	expectHas(t, r.body, "the session's goal", "Upgrade the <mark>database</mark> <mark>driver</mark>", `href="/sessions/`+b.sessions["failed"].ID+`"`)
+	r = b.get(t, c, "/search?q=nowhere+to+be+found", 200)
+	expectHas(t, r.body, "Nothing found")
+
+	// What a transcript says is text, also in a snippet.
+	r = b.get(t, c, "/search?q=pwned", 200)
+	expectHas(t, r.body, "&lt;script&gt;window.__<mark>pwned</mark>")
+	expectLacks(t, r.body, "<script>window")
+
+	// A search that cannot be read says what to fix, with the form.
+	r = b.get(t, c, "/search?q=%25%25", 400)
+	expectHas(t, r.body, `role="alert"`, "say what to search for", `<form class="filters"`)
+	r = b.get(t, c, "/search?q=clock&kind=memo", 400)
+	expectHas(t, r.body, `role="alert"`, "memo", "is not an entry kind")
+
+	// The admin picks a project first; then searches it.
+	admin := b.signIn(t, adminToken)
+	r = b.get(t, admin, "/search?q=clock", 200)
+	expectHas(t, r.body, "Choose a project")
+	r = b.get(t, admin, "/search?q=backwards&project=demo", 200)
+	expectHas(t, r.body, `href="/sessions/`+main.ID+`?project=demo#e4"`)
+
+	// Every page's top bar has the search box, sending to this page.
+	r = b.get(t, c, "/sessions", 200)
+	expectHas(t, r.body, `<form class="search-box" method="get" action="/search" role="search">`, `id="search-box" name="q"`)
+}
