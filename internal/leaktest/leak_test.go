@@ -117,6 +117,7 @@ func newWorld(t *testing.T, e testdb.Engine) *world {
 	mux := http.NewServeMux()
 	httpapi.New(mux, w.svc, quiet, httpapi.Options{})
 	mux.Handle("POST /v1/traces", otlp.Handler(w.svc, quiet))
+	mux.Handle("POST /v1/logs", otlp.LogsHandler(w.svc, quiet))
 	mux.Handle("/mcp", mcp.Handler(w.svc, quiet, mcp.Options{}))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -193,6 +194,7 @@ func TestNoSecretIsStored(t *testing.T) {
 		t.Run("CodexHook", func(t *testing.T) { sendCodexHook(t, w, all, text) })
 		t.Run("Importers", func(t *testing.T) { sendImports(t, w, all, text) })
 		t.Run("OTLP", func(t *testing.T) { sendOTLP(t, w, all, text) })
+		t.Run("OTLPLogs", func(t *testing.T) { sendOTLPLogs(t, w, all, text) })
 		if t.Failed() {
 			return
 		}
@@ -654,6 +656,49 @@ func sendOTLP(t *testing.T, w *world, all []secret, text string) {
 		w.call(t, w.token, "POST", "/v1/traces", body, &answer, http.StatusOK)
 		if p := answer.PartialSuccess; p != nil && (p.ErrorMessage != "" || (p.RejectedSpans != "" && p.RejectedSpans != "0")) {
 			t.Errorf("%s: OTLP export partly refused: %+v", s.kind, *p)
+		}
+	}
+}
+
+// sendOTLPLogs exports, per secret, Claude Code's and Codex's events of a
+// session (a prompt, a model call, a tool call that failed) as OTLP/JSON
+// to /v1/logs, the secret in the session id, the model, the tool's input
+// and the texts.
+func sendOTLPLogs(t *testing.T, w *world, all []secret, text string) {
+	attrs := func(m map[string]string) []any {
+		var out []any
+		for k, v := range m {
+			out = append(out, map[string]any{"key": k, "value": map[string]any{"stringValue": v}})
+		}
+		return out
+	}
+	for _, s := range all {
+		record := func(body string, a map[string]string) map[string]any {
+			return map[string]any{"timeUnixNano": fmt.Sprint(time.Now().UnixNano()), "body": map[string]any{"stringValue": body}, "attributes": attrs(a)}
+		}
+		args := fmt.Sprintf(`{"command":%q}`, s.carrier)
+		records := []any{
+			record("claude_code.user_prompt", map[string]string{"event.name": "user_prompt", "event.sequence": "1", "session.id": "logs " + s.name(), "prompt.id": s.name(), "prompt": text}),
+			record("claude_code.api_request", map[string]string{"event.name": "api_request", "event.sequence": "2", "session.id": "logs " + s.name(), "model": s.carrier, "input_tokens": "5"}),
+			record("claude_code.tool_result", map[string]string{"event.name": "tool_result", "event.sequence": "3", "session.id": "logs " + s.name(),
+				"tool_name": s.carrier, "tool_use_id": "toolu " + s.carrier, "success": "false", "error": text, "tool_parameters": args}),
+			record("codex.tool_result", map[string]string{"event.name": "codex.tool_result", "conversation.id": "logs " + s.name(),
+				"tool_name": s.carrier, "call_id": "call " + s.carrier, "arguments": args, "success": "true", "output": text}),
+			record("claude_code.api_error", map[string]string{"event.name": "api_error", "event.sequence": "4", "session.id": "logs " + s.name(), "error": text, "status_code": "500"}),
+		}
+		body := map[string]any{"resourceLogs": []any{map[string]any{
+			"resource":  map[string]any{"attributes": attrs(map[string]string{"service.name": "claude-code", "logbook.project": project})},
+			"scopeLogs": []any{map[string]any{"scope": map[string]any{"name": "leaktest"}, "logRecords": records}},
+		}}}
+		var answer struct {
+			PartialSuccess *struct {
+				RejectedLogRecords json.Number `json:"rejectedLogRecords"`
+				ErrorMessage       string      `json:"errorMessage"`
+			} `json:"partialSuccess"`
+		}
+		w.call(t, w.token, "POST", "/v1/logs", body, &answer, http.StatusOK)
+		if p := answer.PartialSuccess; p != nil && (p.ErrorMessage != "" || (p.RejectedLogRecords != "" && p.RejectedLogRecords != "0")) {
+			t.Errorf("%s: OTLP logs export partly refused: %+v", s.kind, *p)
 		}
 	}
 }

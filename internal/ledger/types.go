@@ -19,6 +19,11 @@ type StartParams struct {
 	HarnessSessionID string
 	ParentID         string
 	Fields           logbook.SessionFields
+	// KeepEnded marks a report about a session rather than the harness
+	// starting it (OTLP logs that arrive after the session's end): a
+	// session ended on purpose stays ended, as a subagent always does,
+	// and takes no more entries.
+	KeepEnded bool
 }
 
 // startWire is StartParams as JSON.
@@ -27,6 +32,7 @@ type startWire struct {
 	Harness          string `json:"harness"`
 	HarnessSessionID string `json:"harness_session_id,omitempty"`
 	ParentID         string `json:"parent_id,omitempty"`
+	KeepEnded        bool   `json:"keep_ended,omitempty"`
 	FieldsBody
 }
 
@@ -36,7 +42,7 @@ func (StartParams) JSONShape() any { return startWire{} }
 
 // MarshalJSON writes the body of POST /v1/sessions.
 func (p StartParams) MarshalJSON() ([]byte, error) {
-	return json.Marshal(startWire{p.Project, p.Harness, p.HarnessSessionID, p.ParentID, BodyOf(p.Fields)})
+	return json.Marshal(startWire{p.Project, p.Harness, p.HarnessSessionID, p.ParentID, p.KeepEnded, BodyOf(p.Fields)})
 }
 
 // UnmarshalJSON reads the body of POST /v1/sessions.
@@ -45,7 +51,7 @@ func (p *StartParams) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*p = StartParams{Project: w.Project, Harness: w.Harness, HarnessSessionID: w.HarnessSessionID, ParentID: w.ParentID, Fields: w.Fields()}
+	*p = StartParams{Project: w.Project, Harness: w.Harness, HarnessSessionID: w.HarnessSessionID, ParentID: w.ParentID, KeepEnded: w.KeepEnded, Fields: w.Fields()}
 	return nil
 }
 

@@ -17,21 +17,24 @@ import (
 
 // span is one span of an export, in the form the mapping reads whatever
 // the encoding: ids as lower-case hex, attributes as plain Go values
-// (string, int64, float64, bool, []byte, []any, map[string]any).
+// (string, int64, float64, bool, []byte, []any, attrMap).
 type span struct {
 	TraceID, SpanID, ParentID string
 	Name                      string
 	Start, End                time.Time
-	Attrs                     map[string]any
+	Attrs                     attrMap
 	Failed                    bool   // status code ERROR
 	StatusMessage             string // the status's message
-	Resource                  map[string]any
+	Resource                  attrMap
 }
+
+// attrMap is a set of attributes as plain Go values.
+type attrMap map[string]any
 
 // str returns a string attribute ("" when absent or not a string; numbers
 // are written out, for ids sent as numbers).
-func (s *span) str(key string) string {
-	switch v := s.Attrs[key].(type) {
+func (a attrMap) str(key string) string {
+	switch v := a[key].(type) {
 	case string:
 		return v
 	case int64:
@@ -41,18 +44,25 @@ func (s *span) str(key string) string {
 }
 
 // num returns an integer attribute, 0 when absent.
-func (s *span) num(key string) int64 {
-	switch v := s.Attrs[key].(type) {
+func (a attrMap) num(key string) int64 {
+	switch v := a[key].(type) {
 	case int64:
 		return v
 	case float64:
 		return int64(v)
 	case string:
-		n, _ := strconv.ParseInt(v, 10, 64)
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			f, _ := strconv.ParseFloat(v, 64)
+			return int64(f)
+		}
 		return n
 	}
 	return 0
 }
+
+func (s *span) str(key string) string { return s.Attrs.str(key) }
+func (s *span) num(key string) int64  { return s.Attrs.num(key) }
 
 // decodeProtobuf reads an ExportTraceServiceRequest in protobuf. Its wire
 // form is that of TracesData (field 1: repeated ResourceSpans), which
@@ -101,7 +111,7 @@ func binaryID(id []byte, size int, field string) (string, error) {
 	return hex.EncodeToString(id), nil
 }
 
-func protoAttrs(kvs []*commonpb.KeyValue) map[string]any {
+func protoAttrs(kvs []*commonpb.KeyValue) attrMap {
 	attrs := make(map[string]any, len(kvs))
 	for _, kv := range kvs {
 		attrs[kv.GetKey()] = protoValue(kv.GetValue())
@@ -270,7 +280,7 @@ func isErrorCode(raw json.RawMessage) bool {
 	return s == "2" || s == "STATUS_CODE_ERROR"
 }
 
-func jsonAttrs(kvs []jsonKeyValue) map[string]any {
+func jsonAttrs(kvs []jsonKeyValue) attrMap {
 	attrs := make(map[string]any, len(kvs))
 	for _, kv := range kvs {
 		attrs[kv.Key] = kv.Value.value()

@@ -1,7 +1,9 @@
 // Package otlp receives OpenTelemetry traces (OTLP/HTTP, POST /v1/traces)
 // and records the spans that follow the GenAI semantic conventions as
 // logbook sessions and entries, so any agent framework with OpenTelemetry
-// instrumentation reports into logbook without a hook of its own.
+// instrumentation reports into logbook without a hook of its own. It also
+// receives logs (POST /v1/logs): the events Claude Code and Codex CLI
+// export of their sessions (see "Harness events" below).
 //
 // # Wire
 //
@@ -42,4 +44,20 @@
 // for messages, from their content within the trace or conversation (so
 // the history each model call repeats is recorded once): a retried export
 // adds nothing.
+//
+// # Harness events
+//
+// A log record is an event of Claude Code when its name (event_name, the
+// event.name attribute or the body) starts with claude_code., of Codex when
+// it starts with codex.; other records are accepted and ignored. The
+// session is the harness's own (harness claude-code or codex, named by
+// session.id or conversation.id), the one logbook's hooks and importers
+// write to, started when the events come first; a session that has ended
+// stays ended and takes no late events. user_prompt gives a prompt when its
+// text is exported (a prompt the session holds from another source, same
+// text within two minutes, keeps its entry); tool_result a tool call and its
+// result keyed by tool_use_id or call_id as the hooks key them;
+// api_request (Codex: sse_event response.completed) a note with the call's
+// usage; api_error and a denied tool_decision a note. Other keys come from
+// event.sequence, or from the event's content.
 package otlp

@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
@@ -39,6 +41,46 @@ const (
 	codeUnauthenticated   = 16
 )
 
+// signal is what differs between the OTLP signals served: how an export
+// is read and stored, and what its answer names.
+type signal struct {
+	path     string // for messages: "/v1/traces"
+	request  string // "ExportTraceServiceRequest"
+	rejected string // the partial success's count in JSON: "rejectedSpans"
+	// export decodes a body (a decoding error is a badExport) and stores
+	// what logbook reads of it.
+	export func(ctx context.Context, l ledger.Ledger, body []byte, asJSON bool) (result, error)
+}
+
+// badExport is a body that is not an export of the signal.
+type badExport struct{ error }
+
+var traces = signal{path: "/v1/traces", request: "ExportTraceServiceRequest", rejected: "rejectedSpans",
+	export: func(ctx context.Context, l ledger.Ledger, body []byte, asJSON bool) (result, error) {
+		decode := decodeProtobuf
+		if asJSON {
+			decode = decodeJSON
+		}
+		spans, err := decode(body)
+		if err != nil {
+			return result{}, badExport{err}
+		}
+		return ingest(ctx, l, spans)
+	}}
+
+var logs = signal{path: "/v1/logs", request: "ExportLogsServiceRequest", rejected: "rejectedLogRecords",
+	export: func(ctx context.Context, l ledger.Ledger, body []byte, asJSON bool) (result, error) {
+		decode := decodeLogsProtobuf
+		if asJSON {
+			decode = decodeLogsJSON
+		}
+		records, err := decode(body)
+		if err != nil {
+			return result{}, badExport{err}
+		}
+		return ingestLogs(ctx, l, records)
+	}}
+
 // Handler serves POST /v1/traces: an OTLP/HTTP trace export in protobuf or
 // JSON, gzip-compressed or not, authenticated by a logbook bearer token
 // (Authorization: Bearer TOKEN) like the /v1 API. It answers an
@@ -48,18 +90,27 @@ const (
 // with the API, see service.Admit) 429 with Retry-After, a database that
 // fails 503 (the exporter retries; entry keys make the retry a no-op).
 func Handler(svc *service.Service, log *slog.Logger) http.Handler {
-	return &handler{svc: svc, log: log}
+	return &handler{svc: svc, log: log, signal: traces}
+}
+
+// LogsHandler serves POST /v1/logs as Handler serves traces: the events
+// Claude Code and Codex CLI export as OTLP log records become entries of
+// the sessions their hooks, the importer and traces write to (see the
+// package doc). It answers an ExportLogsServiceResponse.
+func LogsHandler(svc *service.Service, log *slog.Logger) http.Handler {
+	return &handler{svc: svc, log: log, signal: logs}
 }
 
 type handler struct {
-	svc *service.Service
-	log *slog.Logger
+	svc    *service.Service
+	log    *slog.Logger
+	signal signal
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "send OTLP trace exports with POST", http.StatusMethodNotAllowed)
+		http.Error(w, "send OTLP exports to "+h.signal.path+" with POST", http.StatusMethodNotAllowed)
 		return
 	}
 	media, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -96,27 +147,22 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, asJSON, status, codeInvalidArgument, err.Error())
 		return
 	}
-	var spans []*span
-	if asJSON {
-		spans, err = decodeJSON(body)
-	} else {
-		spans, err = decodeProtobuf(body)
-	}
-	if err != nil {
-		writeStatus(w, asJSON, http.StatusBadRequest, codeInvalidArgument, err.Error())
+	res, err := h.signal.export(r.Context(), h.svc.For(caller), body, asJSON)
+	var bad badExport
+	if errors.As(err, &bad) {
+		writeStatus(w, asJSON, http.StatusBadRequest, codeInvalidArgument, bad.Error())
 		return
 	}
-	res, err := ingest(r.Context(), h.svc, caller, spans)
 	if err != nil {
-		h.log.ErrorContext(r.Context(), "OTLP export failed", "spans", len(spans), "err", err)
+		h.log.ErrorContext(r.Context(), "OTLP export failed", "path", h.signal.path, "items", res.Items, "err", err)
 		w.Header().Set("Retry-After", "5")
 		writeStatus(w, asJSON, http.StatusServiceUnavailable, codeUnavailable, "the export could not be stored; send it again")
 		return
 	}
 	if res.Rejected > 0 {
-		h.log.WarnContext(r.Context(), "OTLP spans rejected", "rejected", res.Rejected, "reason", res.Message)
+		h.log.WarnContext(r.Context(), "OTLP export partly rejected", "path", h.signal.path, "rejected", res.Rejected, "reason", res.Message)
 	}
-	writeResponse(w, asJSON, res)
+	writeResponse(w, asJSON, h.signal.rejected, res)
 }
 
 // readBody reads the request body, inflating gzip, within the limits. On
@@ -150,16 +196,19 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, error) {
 	return data, http.StatusOK, nil
 }
 
-// writeResponse answers an ExportTraceServiceResponse:
+// writeResponse answers an Export…ServiceResponse; those of traces and
+// logs have the same wire form:
 //
 //	message ExportTraceServiceResponse { ExportTracePartialSuccess partial_success = 1; }
 //	message ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2; }
-func writeResponse(w http.ResponseWriter, asJSON bool, res result) {
+//
+// rejected names the count in JSON (rejectedSpans, rejectedLogRecords).
+func writeResponse(w http.ResponseWriter, asJSON bool, rejected string, res result) {
 	if asJSON {
 		var body any = struct{}{}
 		if res.Rejected > 0 || res.Message != "" {
 			body = map[string]any{"partialSuccess": map[string]any{
-				"rejectedSpans": strconv.Itoa(res.Rejected), "errorMessage": res.Message}}
+				rejected: strconv.Itoa(res.Rejected), "errorMessage": res.Message}}
 		}
 		writeJSON(w, http.StatusOK, body)
 		return

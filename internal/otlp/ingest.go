@@ -7,18 +7,18 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
-	"github.com/logbookhq/logbook/internal/service"
 )
 
 // result is what an export did.
 type result struct {
-	Spans    int // spans in the export
-	GenAI    int // spans with GenAI attributes
+	Items    int // spans or log records in the export
+	Known    int // of them, those logbook reads (GenAI spans, harness events)
 	Sessions int // sessions written to
 	Recorded int // entries stored now
-	// Rejected counts GenAI spans that could not be stored, and Message
-	// says why; OTLP reports both as partial success.
+	// Rejected counts spans or records that could not be stored, and
+	// Message says why; OTLP reports both as partial success.
 	Rejected int
 	Message  string
 }
@@ -37,9 +37,9 @@ type result struct {
 // named by gen_ai.conversation.id is left open, for the conversation's
 // next turn. A subagent that has ended takes no more entries; its late
 // spans are accepted and dropped.
-func ingest(ctx context.Context, svc *service.Service, c service.Caller, spans []*span) (result, error) {
+func ingest(ctx context.Context, l ledger.Ledger, spans []*span) (result, error) {
 	p := newPlan(spans)
-	res := result{Spans: len(spans), GenAI: p.genAI}
+	res := result{Items: len(spans), Known: p.genAI}
 	ids := make(map[string]string)  // hid → logbook id
 	closed := make(map[string]bool) // hid → ended already, or failed
 	var reasons []string
@@ -54,7 +54,7 @@ func ingest(ctx context.Context, svc *service.Service, c service.Caller, spans [
 			reject(s, errors.New("its parent session could not be started"))
 			continue
 		}
-		sess, _, err := svc.StartSession(ctx, c, service.StartParams{
+		sess, _, err := l.StartSession(ctx, ledger.StartParams{
 			Project: s.project, Harness: s.harness, HarnessSessionID: s.hid, ParentID: ids[s.parentHID], Fields: s.fields()})
 		if err != nil {
 			if permanent(err) {
@@ -69,7 +69,7 @@ func ingest(ctx context.Context, svc *service.Service, c service.Caller, spans [
 			closed[s.hid] = true // a finished subagent: nothing more goes in
 			continue
 		}
-		recorded, err := appendAll(ctx, svc, c, sess.ID, s.entries)
+		recorded, err := appendAll(ctx, l, sess.ID, s.entries)
 		res.Recorded += recorded
 		switch {
 		case errors.Is(err, logbook.ErrEnded):
@@ -85,11 +85,11 @@ func ingest(ctx context.Context, svc *service.Service, c service.Caller, spans [
 		if s.agentSpan == nil || s.conversation || closed[s.hid] || ids[s.hid] == "" {
 			continue
 		}
-		end := service.EndParams{Outcome: logbook.OutcomeSuccess}
+		end := ledger.EndParams{Outcome: logbook.OutcomeSuccess}
 		if s.agentSpan.Failed {
 			end.Outcome, end.Result = logbook.OutcomeFailed, s.agentSpan.StatusMessage
 		}
-		if _, err := svc.EndSession(ctx, c, ids[s.hid], end); err != nil {
+		if _, err := l.EndSession(ctx, ids[s.hid], end); err != nil {
 			if !permanent(err) {
 				return res, err
 			}
@@ -117,12 +117,12 @@ func (s *planned) fields() logbook.SessionFields {
 
 // appendAll appends entries in time order, in batches of at most
 // logbook.MaxBatch, and returns how many were stored.
-func appendAll(ctx context.Context, svc *service.Service, c service.Caller, id string, entries []logbook.Entry) (int, error) {
+func appendAll(ctx context.Context, l ledger.Ledger, id string, entries []logbook.Entry) (int, error) {
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].At.Before(entries[j].At) })
 	recorded := 0
 	for start := 0; start < len(entries); start += logbook.MaxBatch {
 		batch := entries[start:min(start+logbook.MaxBatch, len(entries))]
-		res, err := svc.AppendEntries(ctx, c, id, service.Batch{Entries: batch})
+		res, err := l.AppendEntries(ctx, id, ledger.Batch{Entries: batch})
 		if err != nil {
 			return recorded, err
 		}

@@ -14,7 +14,8 @@ import (
 // started with the same harness session id (created is then false) with the
 // given fields applied as a heartbeat. A subagent that was ended on purpose
 // stays ended, its fields refreshed; a top-level session ended on purpose is
-// reopened (its closed_at does not move); a timed-out one is revived.
+// reopened (its closed_at does not move), unless p.KeepEnded says the
+// start is a late report about it; a timed-out one is revived.
 func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (sess logbook.Session, created bool, err error) {
 	project, err := c.projectFor(p.Project)
 	if err != nil {
@@ -54,7 +55,7 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 			existing, err := tx.SessionGetByHarnessID(ctx, store.SessionGetByHarnessIDParams{
 				Project: project, Actor: c.Actor, Harness: harness, HarnessSessionID: harnessID, ForUpdate: true})
 			if err == nil {
-				sess, err = s.restart(ctx, tx, existing, fields, now)
+				sess, err = s.restart(ctx, tx, existing, fields, p.KeepEnded, now)
 				return err
 			}
 			if !errors.Is(err, logbook.ErrNotFound) {
@@ -83,7 +84,7 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 			if err != nil {
 				return err
 			}
-			sess, err = s.restart(ctx, tx, existing, fields, now)
+			sess, err = s.restart(ctx, tx, existing, fields, p.KeepEnded, now)
 			return err
 		}
 		created = true
@@ -121,10 +122,11 @@ func inherit(child, parent *logbook.Session) {
 }
 
 // restart applies a repeated start to an existing, locked session.
-func (s *Service) restart(ctx context.Context, tx *work, sess logbook.Session, fields logbook.SessionFields, now time.Time) (logbook.Session, error) {
-	// A late hook of a finished subagent refreshes its fields and leaves it
-	// ended; any other session is reopened (or revived) and marked seen.
-	if !(sess.EndedOnPurpose() && sess.ParentID != "") {
+func (s *Service) restart(ctx context.Context, tx *work, sess logbook.Session, fields logbook.SessionFields, keepEnded bool, now time.Time) (logbook.Session, error) {
+	// A late hook of a finished subagent, or a late report (keepEnded) of
+	// any finished session, refreshes its fields and leaves it ended; any
+	// other session is reopened (or revived) and marked seen.
+	if !(sess.EndedOnPurpose() && (sess.ParentID != "" || keepEnded)) {
 		reopen(&sess)
 		sess.LastSeenAt = now
 	}
