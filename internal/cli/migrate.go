@@ -49,11 +49,11 @@ func migrateCmd(ctx context.Context, env Env, args []string) int {
 		doing, done string
 		run         func(context.Context, func(n, total int64)) error
 	}{
-		{"counting sessions into the statistics", "counted %d sessions into the statistics in %s\n", svc.BackfillStats},
-		{"indexing entries and sessions for search", "indexed %d entries and sessions for search in %s\n", svc.BackfillSearch},
+		{"counting sessions into the statistics", "counted %d sessions into the statistics in %s (the longest batch held the writer %s)\n", svc.BackfillStats},
+		{"indexing entries and sessions for search", "indexed %d entries and sessions for search in %s (the longest batch held the writer %s)\n", svc.BackfillSearch},
 	} {
 		start := time.Now()
-		progress := &backfillProgress{w: env.Stderr, terminal: importer.IsTerminal(env.Stderr), doing: b.doing}
+		progress := &backfillProgress{w: env.Stderr, terminal: importer.IsTerminal(env.Stderr), doing: b.doing, last: start}
 		err = b.run(ctx, progress.update)
 		progress.end()
 		if err != nil {
@@ -61,7 +61,7 @@ func migrateCmd(ctx context.Context, env Env, args []string) int {
 			return 1
 		}
 		if progress.counted > 0 {
-			fmt.Fprintf(env.Stderr, b.done, progress.counted, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(env.Stderr, b.done, progress.counted, time.Since(start).Round(time.Millisecond), progress.longest.Round(time.Millisecond))
 		}
 	}
 	fmt.Fprintf(env.Stdout, "database %s is up to date\n", describeDB(dbValue))
@@ -75,10 +75,16 @@ type backfillProgress struct {
 	terminal bool
 	doing    string // "counting sessions into the statistics"
 	counted  int64
-	shown    int64 // the percentage last printed (not on a terminal)
+	shown    int64         // the percentage last printed (not on a terminal)
+	last     time.Time     // when the last batch ended (or the first began)
+	longest  time.Duration // the longest batch (its transaction)
 }
 
 func (p *backfillProgress) update(n, total int64) {
+	if n > 0 {
+		p.longest = max(p.longest, time.Since(p.last))
+	}
+	p.last = time.Now()
 	p.counted = n
 	percent := 100 * n / max(total, 1)
 	switch {

@@ -16,11 +16,15 @@ const statsBackfillBatch = 5000
 // transaction, so that writes go on between batches. It calls progress,
 // when not nil, after each batch with the sessions counted and how many
 // there were to count, and returns once every session is counted or ctx
-// ends. Statistics are exact meanwhile, read from the sessions themselves.
+// ends (and once with 0 before the first batch). Statistics are exact
+// meanwhile, read from the sessions themselves.
 func (s *Service) BackfillStats(ctx context.Context, progress func(counted, total int64)) error {
 	total, err := s.store.StatsPending(ctx)
 	if err != nil || total == 0 {
 		return err
+	}
+	if progress != nil {
+		progress(0, total)
 	}
 	var counted int64
 	for {
