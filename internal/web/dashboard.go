@@ -24,8 +24,12 @@ type dashboardPage struct {
 	Outcomes   stackedChart
 	Blockers   barChart
 	Files      []fileBar
-	// Totals over the chart's days, by outcome ("" for not ended).
+	// Totals over the chart's days, by outcome ("" for not ended): the
+	// tiles count the same sessions as the chart, those started since
+	// Since (a date, for the sessions list's links), subagents included
+	// as the statistics count them.
 	Totals map[string]int64
+	Since  string
 	Days   int
 	// Empty is true when the project has no session at all.
 	Empty bool
@@ -78,6 +82,7 @@ func (h *handler) fillCharts(ctx context.Context, v viewer, data *dashboardPage)
 		return err
 	}
 	data.Outcomes = outcomeChart(days)
+	data.Since = days[0].Day.Format(time.DateOnly)
 	data.Totals = map[string]int64{}
 	for _, d := range days {
 		for o, n := range d.Counts {
@@ -130,7 +135,7 @@ func (h *handler) dailyOutcomes(ctx context.Context, v viewer, n int, now time.T
 		index[day.Format(time.DateOnly)] = i
 	}
 	for _, r := range rows {
-		if i, ok := index[r.Key]; ok && r.Then != "" {
+		if i, ok := index[r.Key]; ok { // Then is "" for sessions not ended
 			days[i].Counts[logbook.Outcome(r.Then)] = r.Sessions
 		}
 	}

@@ -428,6 +428,53 @@ func TestDashboard(t *testing.T) {
 	})
 }
 
+// TestDashboardCounts: the tiles count the sessions of the chart's window,
+// every one of them: started is the sum of not ended and each outcome
+// (sessions still running were left out, so 15 sessions of which 3 ran
+// showed "12 sessions started" and the chart's "not ended" stayed empty),
+// and each tile's link lists the same window.
+func TestDashboardCounts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, false)
+	token := b.token(t, "counts", "bob")
+	bob, err := b.svc.Authenticate(b.ctx, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(name, parent string) logbook.Session {
+		s, _, err := b.svc.StartSession(b.ctx, bob, service.StartParams{Project: "counts", Harness: "claude-code", HarnessSessionID: name, ParentID: parent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	end := func(s logbook.Session, o logbook.Outcome) {
+		if _, err := b.svc.EndSession(b.ctx, bob, s.ID, service.EndParams{Outcome: o}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	running := start("running", "")
+	start("also running", "")
+	end(start("done", ""), logbook.OutcomeSuccess)
+	end(start("broke", ""), logbook.OutcomeFailed)
+	end(start("helper", running.ID), logbook.OutcomePartial)
+
+	r := b.get(t, b.signIn(t, token), "/", 200)
+	since := time.Now().UTC().AddDate(0, 0, 1-14).Format(time.DateOnly)
+	tile := func(n int, label string) string {
+		return fmt.Sprintf(`<span class="stat-n">%d</span><span class="stat-label">%s</span>`, n, label)
+	}
+	expectHas(t, r.body,
+		tile(5, "sessions started"),
+		tile(2, `<i class="dot fill-open"></i>not ended`),
+		tile(1, `<i class="dot fill-success"></i>success`),
+		tile(1, `<i class="dot fill-partial"></i>partial`),
+		tile(1, `<i class="dot fill-failed"></i>failed`),
+		"2 not ended</title>", // the chart's bar of today
+		`href="/sessions?outcome=failed&amp;since=`+since+`&amp;subagents=on"`,
+	)
+}
+
 func TestStatic(t *testing.T) {
 	t.Parallel()
 	b := setup(t, false)
