@@ -86,6 +86,7 @@ type state struct {
 	class        Class
 	reasons      []Reason
 	commands     [][]string
+	argv         []string // backing array of commands' argvs (see record)
 	dropped      int
 	droppedClass Class
 
@@ -141,9 +142,19 @@ func (st *state) add(command string, c Class, rule string) {
 
 // record lists an inner command's argv in the verdict.
 func (st *state) record(args []arg) {
-	if len(st.commands) < maxReasons {
-		st.commands = append(st.commands, texts(args))
+	if len(st.commands) >= maxReasons {
+		return
 	}
+	// The argvs share one backing array per classification: most lines
+	// list a few short commands, and one allocation serves them all.
+	if cap(st.argv)-len(st.argv) < len(args) {
+		st.argv = make([]string, 0, max(8, 2*len(args)))
+	}
+	start := len(st.argv)
+	for _, a := range args {
+		st.argv = append(st.argv, a.text)
+	}
+	st.commands = append(st.commands, st.argv[start:len(st.argv):len(st.argv)])
 }
 
 // script parses src as a bash script and classifies every command in it.
