@@ -260,6 +260,9 @@ const shortText = 512
 
 // redactString redacts s, tagging each placeholder with tag when it is set.
 func redactString(s string, tag func(string) string) string {
+	if len(s) < shortText && !anchored(s) {
+		return s // before making a pass: most identifiers end here
+	}
 	p := &pass{tag: tag}
 	return p.text(s)
 }

@@ -57,6 +57,14 @@ type cleaner struct {
 	st  store.Store // where the key is kept
 	mu  sync.Mutex  // held while loading the key
 	key atomic.Pointer[[]byte]
+	// tagFunc is tag as a func value, made once rather than on every id.
+	tagFunc func(secret string) string
+}
+
+func newCleaner(st store.Store) *cleaner {
+	c := &cleaner{st: st}
+	c.tagFunc = c.tag
+	return c
 }
 
 // ready loads the key the first time it is needed: from the database, or
@@ -96,7 +104,7 @@ func (c *cleaner) tag(secret string) string {
 }
 
 // id redacts an identifier or a name; c must be ready.
-func (c *cleaner) id(s string) string { return redact.Tagged(s, c.tag) }
+func (c *cleaner) id(s string) string { return redact.Tagged(s, c.tagFunc) }
 
 // text redacts free text.
 func (c *cleaner) text(s string) string { return redact.String(s) }

@@ -229,3 +229,42 @@ func TestCleanerCopies(t *testing.T) {
 		t.Errorf("another store on the same database tags %s, not %s", got, tag)
 	}
 }
+
+// BenchmarkBoundary measures what the redacting store adds to a batch of
+// 100 entries as hooks send them and to the session update that follows.
+//
+//	go test ./internal/service -run '^$' -bench Boundary -benchmem
+func BenchmarkBoundary(b *testing.B) {
+	st := newRedactingStore(testdb.SQLite(b))
+	ctx := context.Background()
+	if err := st.c.ready(ctx); err != nil {
+		b.Fatal(err)
+	}
+	entries := make([]logbook.Entry, 100)
+	for i := range entries {
+		entries[i] = logbook.Entry{SessionID: "01JBZ8K2M3N4P5Q6R7S8T9V0W1", Seq: int64(i + 1), Kind: logbook.KindToolResult,
+			ToolCallID: fmt.Sprint("toolu_", i), Key: fmt.Sprint("toolu_", i, ":result"),
+			Text: "--- FAIL: TestLogin (0.02s)\n    login_test.go:41: expected 200, got 500\nFAIL"}
+	}
+	was := logbook.Session{ID: "01JBZ8K2M3N4P5Q6R7S8T9V0W1", Project: "demo", Actor: "alice", Harness: "claude-code",
+		HarnessSessionID: "0d4c5b2e-0000-4000-8000-000000000001", Title: "Fix the flaky login test", Branch: "fix-login"}
+	sess := was
+	sess.LastAssistant, sess.EntryCount = "The handler returns 500 when the password is empty; adding a check.", 100
+	b.Run("Append100Entries", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			batch := entries
+			if err := st.c.clean(ctx, &batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SessionUpdate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := st.c.cleanSession(ctx, &sess, &was); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -24,7 +24,7 @@ var (
 )
 
 func newRedactingStore(st store.Store) *redactingStore {
-	return &redactingStore{redacting: redacting{ex: st, c: &cleaner{st: st}}, st: st}
+	return &redactingStore{redacting: redacting{ex: st, c: newCleaner(st)}, st: st}
 }
 
 // Begin loads the redaction key before the transaction starts (see
