@@ -277,6 +277,16 @@ type pass struct {
 // found is a secret a pass replaced.
 type found struct{ kind, secret string }
 
+// add notes a secret the pass replaced, once however often it recurs.
+func (p *pass) add(kind, secret string) {
+	for _, f := range p.found {
+		if f.secret == secret {
+			return
+		}
+	}
+	p.found = append(p.found, found{kind, secret})
+}
+
 // minFragment is the shortest line of a found secret that scrub looks for
 // elsewhere: shorter ones could be ordinary words.
 const minFragment = 16
@@ -316,6 +326,25 @@ func (p *pass) scrub(s string) string {
 		}
 	}
 	return s
+}
+
+// leftIn reports whether out, JSON the pass wrote, may still hold a line
+// of a secret it found: one that JSON would write with escapes is looked
+// for in every string, to be sure.
+func (p *pass) leftIn(out []byte) bool {
+	for _, f := range p.found {
+		for line := range strings.Lines(f.secret) {
+			line = strings.TrimSpace(line)
+			if len(line) < minFragment {
+				continue
+			}
+			if strings.ContainsAny(line, "\"\\\u2028\u2029") || strings.ContainsFunc(line, func(r rune) bool { return r < ' ' }) ||
+				bytes.Contains(out, []byte(line)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // runRules runs every rule over s in turn.
@@ -369,7 +398,7 @@ func (r *rule) apply(s string, spans [][2]int, p *pass) string {
 			}
 			b.WriteString(s[last:secretStart])
 			b.WriteString(p.placeholder(kind, secret))
-			p.found = append(p.found, found{kind, secret})
+			p.add(kind, secret)
 			last = secretEnd
 		}
 	}
@@ -459,14 +488,20 @@ func nameBefore(s string, at int) (start, end int, quoted bool) {
 	return j, end, quoted
 }
 
+// marker is a rule's marker as anchored looks for it.
+type marker struct {
+	text      string
+	wordStart bool // the rule's wordStart
+}
+
 // markersByByte lists the rules' markers by their first byte, for anchored.
 var markersByByte = indexMarkers()
 
-func indexMarkers() [256][]string {
-	var index [256][]string
+func indexMarkers() [256][]marker {
+	var index [256][]marker
 	for _, r := range rules {
 		for _, m := range r.markers {
-			index[m[0]] = append(index[m[0]], m)
+			index[m[0]] = append(index[m[0]], marker{m, r.wordStart})
 		}
 	}
 	return index
@@ -484,7 +519,7 @@ func anchored(s string) bool {
 			}
 		}
 		for _, m := range markersByByte[c] {
-			if strings.HasPrefix(s[i:], m) {
+			if strings.HasPrefix(s[i:], m.text) && (!m.wordStart || i == 0 || !isTokenByte(s[i-1])) {
 				return true
 			}
 		}
@@ -637,12 +672,12 @@ func JSON(raw json.RawMessage) json.RawMessage {
 	p := &pass{}
 	out, err := rewriteJSON(raw, func(member string, isName bool, v string) string {
 		if kind := secretName(member); !isName && kind != "" && notPlaceholder(v) {
-			p.found = append(p.found, found{kind, v})
+			p.add(kind, v)
 			return placeholderRedacted + kind + "]"
 		}
 		return p.rules(v)
 	})
-	if err == nil && len(p.found) > 0 {
+	if err == nil && p.leftIn(out) {
 		// What is left of the secrets found, in every string.
 		out, err = rewriteJSON(out, func(_ string, _ bool, v string) string { return p.scrub(v) })
 	}
