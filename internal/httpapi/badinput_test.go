@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/testdb"
 )
@@ -170,6 +171,35 @@ func TestNames(t *testing.T) {
 		s := sessions[0].(map[string]any)
 		if s["project"] != "demo" || s["actor"] != "alice" || s["harness"] != "claude-code" || s["agent"] != "eng-1" {
 			t.Errorf("stored as %v/%v/%v/%v, want demo/alice/claude-code/eng-1", s["project"], s["actor"], s["harness"], s["agent"])
+		}
+	})
+}
+
+// TestRequestBounds: a list carries at most 30 query parameters, and a
+// request with a token the server does not know is refused before any work
+// but the token's lookup: its body is not even read, so a body that is not
+// JSON, or a start that would make a session, changes nothing.
+func TestRequestBounds(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		t.Parallel()
+		c := newServer(t, e)
+		alice := c.token("demo", "alice")
+		q := url.Values{}
+		for i := range ledger.MaxListParameters + 1 {
+			q.Set("x"+strconv.Itoa(i), "1")
+		}
+		r := c.do("GET", "/v1/sessions?"+q.Encode(), alice, nil)
+		r.problem(t, 400, "")
+		if !strings.Contains(r.raw, "at most 30 query parameters") {
+			t.Errorf("31 parameters: %s; want the bound named", r.raw)
+		}
+
+		unknown := "lbk_" + strings.Repeat("A", 43)
+		c.do("POST", "/v1/sessions", unknown, "{not json").problem(t, 401, "")
+		c.do("POST", "/v1/sessions", unknown, map[string]any{"project": "demo", "harness": "probe"}).problem(t, 401, "")
+		page := c.do("GET", "/v1/sessions?project=demo", alice, nil).expect(t, 200)
+		if n := len(page.body["sessions"].([]any)); n != 0 {
+			t.Errorf("after requests with an unknown token, %d sessions were stored", n)
 		}
 	})
 }

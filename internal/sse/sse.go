@@ -33,6 +33,9 @@ const (
 type Writer struct {
 	w  http.ResponseWriter
 	rc *http.ResponseController
+	// deadline is how long a write may wait for the follower to take it
+	// (writeDeadline; tests shorten it).
+	deadline time.Duration
 }
 
 // Open answers 200 with the event-stream headers and returns the writer.
@@ -41,13 +44,13 @@ func Open(w http.ResponseWriter) *Writer {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	return &Writer{w: w, rc: http.NewResponseController(w)}
+	return &Writer{w: w, rc: http.NewResponseController(w), deadline: writeDeadline}
 }
 
 // Send writes and flushes one piece of the stream, failing when the
 // follower does not take it within the write deadline.
 func (s *Writer) Send(format string, args ...any) error {
-	_ = s.rc.SetWriteDeadline(time.Now().Add(writeDeadline))
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.deadline))
 	if _, err := fmt.Fprintf(s.w, format, args...); err != nil {
 		return err
 	}
