@@ -14,7 +14,7 @@ import (
 )
 
 // serverRoutes registers on mux every route logbook serve answers: the
-// API with /healthz and /openapi.json, OTLP traces and logs, /mcp, /metrics and the
+// API with /healthz and /openapi.json, OTLP traces, logs and metrics, /mcp, /metrics and the
 // web UI. The API's /openapi.json describes each of them; a test holds the
 // document, and the README's route table, to the routes registered here.
 func serverRoutes(mux httpapi.Mux, svc *service.Service, log *slog.Logger, counted *metrics.Metrics, public *url.URL) {
@@ -32,6 +32,11 @@ func serverRoutes(mux httpapi.Mux, svc *service.Service, log *slog.Logger, count
 			Takes:   []string{"application/x-protobuf", "application/json"}, Answers: "application/x-protobuf",
 			Refuses: "a body that is not OTLP (400, as a google.rpc.Status), a missing or bad token (401), too many requests (429)"},
 			otlp.LogsHandler(svc, log)},
+		{httpapi.Beside{Pattern: "POST /v1/metrics", ID: "otlp_metrics", Auth: "bearer",
+			Summary: "OTLP/HTTP metrics: the sessions Claude Code's metrics name are started, with their model (protobuf or JSON; the answer is in the same encoding)",
+			Takes:   []string{"application/x-protobuf", "application/json"}, Answers: "application/x-protobuf",
+			Refuses: "a body that is not OTLP (400, as a google.rpc.Status), a missing or bad token (401), too many requests (429)"},
+			otlp.MetricsHandler(svc, log)},
 		{httpapi.Beside{Pattern: "/mcp", ID: "mcp", Auth: "bearer",
 			Summary: "The MCP server over streamable HTTP, stateless: JSON-RPC messages in, JSON or Server-Sent Events out",
 			Takes:   []string{"application/json"}, Answers: "application/json",

@@ -29,7 +29,7 @@ func serve(ctx context.Context, env Env, args []string) int {
 	timeout := fs.Duration("session-timeout", service.DefaultSessionTimeout, "an active session not seen for this long is ended as timed_out")
 	window := fs.Duration("window", service.DefaultPriorWindow, "how far back setting a goal looks for earlier partial and failed attempts")
 	retention := fs.Duration("event-retention", service.DefaultEventRetention, "events older than this are pruned")
-	rate := fs.Float64("rate-limit", service.DefaultRateLimit, "requests a second one token may make on average, on the API, /mcp, /v1/traces, /v1/logs and the web UI together (negative: no limit)")
+	rate := fs.Float64("rate-limit", service.DefaultRateLimit, "requests a second one token may make on average, on the API, /mcp, OTLP (/v1/traces, /v1/logs, /v1/metrics) and the web UI together (negative: no limit)")
 	burst := fs.Int("rate-burst", service.DefaultRateBurst, "requests one token may make at once after a quiet spell")
 	streams := fs.Int("max-streams", service.DefaultMaxStreams, "event streams one token may hold open at once (/v1/events and /ui/events together)")
 	publicURL := fs.String("public-url", "", "the https:// address browsers reach the server at, behind a TLS-terminating proxy: the web UI's cookies are then Secure (env LOGBOOK_PUBLIC_URL)")
@@ -41,11 +41,10 @@ func serve(ctx context.Context, env Env, args []string) int {
 		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
 
 Runs the logbook server: the web UI at /, the JSON API under /v1, the MCP
-server at /mcp, OTLP traces at /v1/traces and logs at /v1/logs, and
-/healthz. The schema is
-created or migrated on start. On the first start an admin token is made:
-LOGBOOK_ADMIN_TOKEN when set, else a new one, printed once and saved (0600)
-beside the database.
+server at /mcp, OTLP at /v1/traces, /v1/logs and /v1/metrics, and
+/healthz. The schema is created or migrated on start. On the first start
+an admin token is made: LOGBOOK_ADMIN_TOKEN when set, else a new one,
+printed once and saved (0600) beside the database.
 
 Flags:
 `)

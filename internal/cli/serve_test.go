@@ -81,7 +81,7 @@ func makeToken(t *testing.T, url, actor string) string {
 
 // TestServeLimitsEverySurface: one token's requests count against one
 // allowance on every surface that takes a token (the API, /mcp, OTLP at
-// /v1/traces and /v1/logs, the web UI), and its event streams against one cap on
+// /v1/traces, /v1/logs and /v1/metrics, the web UI), and its event streams against one cap on
 // /v1/events and /ui/events together; past either, each surface answers
 // 429 with Retry-After.
 func TestServeLimitsEverySurface(t *testing.T) {
@@ -94,6 +94,7 @@ func TestServeLimitsEverySurface(t *testing.T) {
 		{"MCP", "POST", "/mcp", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`},
 		{"OTLP", "POST", "/v1/traces", "application/json", `{}`},
 		{"OTLP logs", "POST", "/v1/logs", "application/json", `{}`},
+		{"OTLP metrics", "POST", "/v1/metrics", "application/json", `{}`},
 		{"web UI", "GET", "/sessions", "", ""},
 	}
 	// Six requests (the burst) spread over the surfaces pass…

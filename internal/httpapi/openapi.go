@@ -75,7 +75,7 @@ func openAPIDocument(routes []route, beside []Beside) []byte {
 			"title":   "logbook",
 			"version": "1",
 			"description": "The session ledger for AI agents. Every /v1 route takes Authorization: Bearer TOKEN. " +
-				"Beside the API, the same server answers OTLP GenAI spans (POST /v1/traces) and harness events (POST /v1/logs), the MCP server (/mcp), Prometheus metrics and the web UI, described here too.",
+				"Beside the API, the same server answers OTLP GenAI spans (POST /v1/traces), harness events (POST /v1/logs) and metrics (POST /v1/metrics), the MCP server (/mcp), Prometheus metrics and the web UI, described here too.",
 		},
 		"servers":  []any{map[string]any{"url": "/", "description": "the logbook server that serves this document"}},
 		"paths":    paths,

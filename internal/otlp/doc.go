@@ -3,7 +3,9 @@
 // logbook sessions and entries, so any agent framework with OpenTelemetry
 // instrumentation reports into logbook without a hook of its own. It also
 // receives logs (POST /v1/logs): the events Claude Code and Codex CLI
-// export of their sessions (see "Harness events" below).
+// export of their sessions (see "Harness events" below), and metrics
+// (POST /v1/metrics), whose Claude Code data points start the sessions
+// they name (see ingestMetrics).
 //
 // # Wire
 //

@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// FuzzDecode feeds the OTLP decoders (traces and logs, JSON and protobuf)
+// FuzzDecode feeds the OTLP decoders (traces, logs and metrics, JSON and protobuf)
 // arbitrary bytes: they never panic and never return a nil span or record,
 // and the events they read map to sessions without panicking.
 func FuzzDecode(f *testing.F) {
@@ -14,6 +14,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"resourceSpans":"nope"}`))
 	f.Add([]byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"timeUnixNano":"1700000000000000000","body":{"stringValue":"claude_code.tool_result"},"attributes":[{"key":"session.id","value":{"stringValue":"s"}},{"key":"tool_use_id","value":{"stringValue":"toolu_1"}},{"key":"success","value":{"stringValue":"false"}}]}]}]}]}`))
 	f.Add([]byte(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":[{"key":"event.name","value":{"stringValue":"codex.sse_event"}},{"key":"conversation.id","value":{"stringValue":"c"}},{"key":"event.kind","value":{"stringValue":"response.completed"}},{"key":"input_token_count","value":{"intValue":"9"}}]}]}]}]}`))
+	f.Add([]byte(`{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"claude_code.session.count","sum":{"dataPoints":[{"attributes":[{"key":"session.id","value":{"stringValue":"s"}}],"asDouble":1}]}}]}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, decode := range []func([]byte) ([]*span, error){decodeJSON, decodeProtobuf} {
 			spans, err := decode(body)
@@ -37,6 +38,17 @@ func FuzzDecode(f *testing.F) {
 				}
 			}
 			planLogs(records)
+		}
+		for _, decode := range []func([]byte) ([]*metricPoint, error){decodeMetricsJSON, decodeMetricsProtobuf} {
+			points, err := decode(body)
+			if err != nil {
+				continue
+			}
+			for _, p := range points {
+				if p == nil {
+					t.Fatal("a nil data point")
+				}
+			}
 		}
 	})
 }

@@ -45,7 +45,6 @@ const (
 // is read and stored, and what its answer names.
 type signal struct {
 	path     string // for messages: "/v1/traces"
-	request  string // "ExportTraceServiceRequest"
 	rejected string // the partial success's count in JSON: "rejectedSpans"
 	// export decodes a body (a decoding error is a badExport) and stores
 	// what logbook reads of it.
@@ -55,7 +54,7 @@ type signal struct {
 // badExport is a body that is not an export of the signal.
 type badExport struct{ error }
 
-var traces = signal{path: "/v1/traces", request: "ExportTraceServiceRequest", rejected: "rejectedSpans",
+var traces = signal{path: "/v1/traces", rejected: "rejectedSpans",
 	export: func(ctx context.Context, l ledger.Ledger, body []byte, asJSON bool) (result, error) {
 		decode := decodeProtobuf
 		if asJSON {
@@ -68,7 +67,7 @@ var traces = signal{path: "/v1/traces", request: "ExportTraceServiceRequest", re
 		return ingest(ctx, l, spans)
 	}}
 
-var logs = signal{path: "/v1/logs", request: "ExportLogsServiceRequest", rejected: "rejectedLogRecords",
+var logs = signal{path: "/v1/logs", rejected: "rejectedLogRecords",
 	export: func(ctx context.Context, l ledger.Ledger, body []byte, asJSON bool) (result, error) {
 		decode := decodeLogsProtobuf
 		if asJSON {
@@ -79,6 +78,19 @@ var logs = signal{path: "/v1/logs", request: "ExportLogsServiceRequest", rejecte
 			return result{}, badExport{err}
 		}
 		return ingestLogs(ctx, l, records)
+	}}
+
+var metrics = signal{path: "/v1/metrics", rejected: "rejectedDataPoints",
+	export: func(ctx context.Context, l ledger.Ledger, body []byte, asJSON bool) (result, error) {
+		decode := decodeMetricsProtobuf
+		if asJSON {
+			decode = decodeMetricsJSON
+		}
+		points, err := decode(body)
+		if err != nil {
+			return result{}, badExport{err}
+		}
+		return ingestMetrics(ctx, l, points)
 	}}
 
 // Handler serves POST /v1/traces: an OTLP/HTTP trace export in protobuf or
@@ -99,6 +111,13 @@ func Handler(svc *service.Service, log *slog.Logger) http.Handler {
 // package doc). It answers an ExportLogsServiceResponse.
 func LogsHandler(svc *service.Service, log *slog.Logger) http.Handler {
 	return &handler{svc: svc, log: log, signal: logs}
+}
+
+// MetricsHandler serves POST /v1/metrics as Handler serves traces: the
+// sessions Claude Code's metrics name are started (see ingestMetrics). It
+// answers an ExportMetricsServiceResponse.
+func MetricsHandler(svc *service.Service, log *slog.Logger) http.Handler {
+	return &handler{svc: svc, log: log, signal: metrics}
 }
 
 type handler struct {
@@ -196,13 +215,14 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, error) {
 	return data, http.StatusOK, nil
 }
 
-// writeResponse answers an Export…ServiceResponse; those of traces and
-// logs have the same wire form:
+// writeResponse answers an Export…ServiceResponse; those of traces, logs
+// and metrics have the same wire form:
 //
 //	message ExportTraceServiceResponse { ExportTracePartialSuccess partial_success = 1; }
 //	message ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2; }
 //
-// rejected names the count in JSON (rejectedSpans, rejectedLogRecords).
+// rejected names the count in JSON (rejectedSpans, rejectedLogRecords,
+// rejectedDataPoints).
 func writeResponse(w http.ResponseWriter, asJSON bool, rejected string, res result) {
 	if asJSON {
 		var body any = struct{}{}

@@ -16,6 +16,7 @@ import (
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	logspb "go.opentelemetry.io/proto/otlp/logs/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	"google.golang.org/protobuf/proto"
 
@@ -109,6 +110,7 @@ func newHarnessFixture(t *testing.T, engine func(testing.TB) store.Store) *harne
 	httpapi.New(mux, svc, log, httpapi.Options{})
 	mux.Handle("POST /v1/traces", otlp.Handler(svc, log))
 	mux.Handle("POST /v1/logs", otlp.LogsHandler(svc, log))
+	mux.Handle("POST /v1/metrics", otlp.MetricsHandler(svc, log))
 	server := httptest.NewServer(mux)
 	t.Cleanup(server.Close)
 	token, err := svc.CreateToken(context.Background(), service.Caller{Actor: "admin", Admin: true}, "demo", "agent")
@@ -383,4 +385,86 @@ func marshal(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Claude Code's metrics, shaped as its monitoring documentation describes
+// them: counters whose data points carry session.id and the standard
+// attributes, token.usage and cost.usage by model (and type). They start
+// the session the hook and the events then write to; their values are not
+// recorded, so the events' usage is counted once.
+func TestClaudeCodeMetrics(t *testing.T) {
+	f := newHarnessFixture(t, func(t testing.TB) store.Store { return testdb.SQLite(t) })
+	const sid = "3a9e1f70-2b4c-4d8e-a1f3-7c6b5d4e3f21"
+	point := func(value float64, attrs map[string]any) map[string]any {
+		all := map[string]any{"session.id": sid, "user.account_uuid": "acct-1", "organization.id": "org-1", "terminal.type": "vscode", "app.version": "2.1.118"}
+		for k, v := range attrs {
+			all[k] = v
+		}
+		return map[string]any{"attributes": jsonAttrs(all), "startTimeUnixNano": fmt.Sprint(nanos(0)), "timeUnixNano": fmt.Sprint(nanos(60)), "asDouble": value}
+	}
+	sum := func(name, unit string, points ...map[string]any) map[string]any {
+		return map[string]any{"name": name, "unit": unit, "sum": map[string]any{"aggregationTemporality": 1, "isMonotonic": true, "dataPoints": points}}
+	}
+	body := marshal(t, map[string]any{"resourceMetrics": []any{map[string]any{
+		"resource": map[string]any{"attributes": jsonAttrs(claudeResource)},
+		"scopeMetrics": []any{map[string]any{"scope": map[string]any{"name": "com.anthropic.claude_code", "version": "2.1.118"}, "metrics": []any{
+			sum("claude_code.session.count", "count", point(1, nil)),
+			sum("claude_code.token.usage", "tokens", point(1200, map[string]any{"type": "input", "model": "claude-sonnet-4-5-20250929"}),
+				point(80, map[string]any{"type": "output", "model": "claude-sonnet-4-5-20250929"})),
+			sum("claude_code.cost.usage", "USD", point(0.0123, map[string]any{"model": "claude-sonnet-4-5-20250929"})),
+			sum("claude_code.lines_of_code.count", "count", point(12, map[string]any{"type": "added"})),
+		}}},
+	}}})
+	post := func(body []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, f.url+"/v1/metrics", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+f.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || strings.TrimSpace(string(answer)) != "{}" {
+			t.Fatalf("metrics export: %d %s", res.StatusCode, answer)
+		}
+	}
+	post(body)
+	post(body) // the next export interval: the same session
+	events := []testEvent{claudeEvent(sid, "api_request", 1, runStart, map[string]any{"model": "claude-sonnet-4-5-20250929",
+		"cost_usd": "0.0123", "input_tokens": "1200", "output_tokens": "80"})}
+	if status, answer := f.postLogs(t, "application/json", "", exportLogsJSON(t, events, claudeResource)); status != http.StatusOK || answer != "{}" {
+		t.Fatalf("logs export: %d %s", status, answer)
+	}
+	f.runHook(t, runStart.Add(time.Minute), `{"session_id":"`+sid+`","cwd":"`+t.TempDir()+`","hook_event_name":"SessionEnd","reason":"exit"}`)
+	post(body) // a last export after the end leaves the session ended
+	list, _ := f.sessions(t)
+	if len(list) != 1 || list[0].Harness != "claude-code" || list[0].HarnessSessionID != sid || list[0].Model != "claude-sonnet-4-5-20250929" ||
+		list[0].InputTokens != 1200 || list[0].OutputTokens != 80 || list[0].State != logbook.StateEnded {
+		t.Errorf("sessions: %+v, want one ended claude-code session with the events' usage counted once", list)
+	}
+
+	// In protobuf, a session the metrics name first is started.
+	pb, err := proto.Marshal(&metricspb.MetricsData{ResourceMetrics: []*metricspb.ResourceMetrics{{
+		Resource: &resourcepb.Resource{Attributes: protoAttrs(claudeResource)},
+		ScopeMetrics: []*metricspb.ScopeMetrics{{Metrics: []*metricspb.Metric{{Name: "claude_code.session.count", Unit: "count",
+			Data: &metricspb.Metric_Sum{Sum: &metricspb.Sum{IsMonotonic: true, AggregationTemporality: metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA,
+				DataPoints: []*metricspb.NumberDataPoint{{Attributes: protoAttrs(map[string]any{"session.id": "second"}), TimeUnixNano: nanos(1),
+					Value: &metricspb.NumberDataPoint_AsDouble{AsDouble: 1}}}}}}}}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, f.url+"/v1/metrics", bytes.NewReader(pb))
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set("Authorization", "Bearer "+f.token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if list, _ := f.sessions(t); res.StatusCode != http.StatusOK || len(list) != 2 {
+		t.Errorf("protobuf export: %d, sessions %+v; want the second session started", res.StatusCode, list)
+	}
 }
