@@ -290,9 +290,17 @@ func TestEventsBeforeTheHook(t *testing.T) {
 // Codex's events, shaped as its [otel] documentation describes them:
 // event.name carries the full name, every event conversation.id,
 // event.timestamp, app.version, auth_mode, model, slug and terminal.type.
+// They join the session Codex's hooks recorded (its session_id is the
+// conversation id, its tool_use_id the call_id).
 func TestCodexEvents(t *testing.T) {
 	f := newHarnessFixture(t, func(t testing.TB) store.Store { return testdb.SQLite(t) })
 	const conv = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+	f.clock = runStart.Add(8 * time.Second)
+	f.hook.CodexHook(context.Background(), strings.NewReader(`{"session_id":"`+conv+`","cwd":"`+t.TempDir()+`","hook_event_name":"PostToolUse",`+
+		`"tool_name":"shell","tool_use_id":"call_7Hq","tool_input":{"command":["go","test","./..."]},"tool_response":"ok  example.com/cli 0.4s"}`), io.Discard)
+	if report, err := f.hook.Flush(context.Background()); err != nil {
+		t.Fatalf("hook delivery: %v (%+v)", err, report)
+	}
 	event := func(name string, sec int, attrs map[string]any) testEvent {
 		all := map[string]any{"event.name": name, "event.timestamp": runStart.Add(time.Duration(sec) * time.Second).Format(time.RFC3339Nano),
 			"conversation.id": conv, "app.version": "0.46.0", "auth_mode": "ChatGPT", "model": "gpt-5-codex", "slug": "gpt-5-codex", "terminal.type": "xterm-256color"}
