@@ -52,6 +52,7 @@ func commands() []command {
 		{"why", "show the recorded sessions behind a line of code (git blame)", Why},
 		{"backup", "copy the SQLite database while it runs (PostgreSQL: prints pg_dump)", backup},
 		{"prune", "delete ended sessions older than a cutoff, in small batches", prune},
+		{"retention", "show or set how long a project keeps ended sessions and their tool output", retention},
 		{"bench", "measure: realistic agent load, the raw engine, read paths", benchCmd},
 		{"version", "print logbook's version and the commit it was built from (also --version)", version},
 	}

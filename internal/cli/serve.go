@@ -73,7 +73,7 @@ Flags:
 	defer st.Close()
 	collectLessOften(env)
 	counted := metrics.New()
-	svc := service.New(st, service.Options{IdleWindow: *idle, PriorWindow: *window, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event,
+	svc := service.New(st, service.Options{IdleWindow: *idle, PriorWindow: *window, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event, Removed: counted.Removed,
 		RateLimit: *rate, RateBurst: *burst, MaxStreams: *streams})
 
 	mux := http.NewServeMux()
@@ -177,7 +177,7 @@ func adminTokenPath(env Env, db string) string {
 }
 
 // sweep runs the sweeper once a minute until ctx is done: timed-out
-// sessions, expired claims, old events.
+// sessions, expired claims, old events, and the projects' retention.
 func sweep(ctx context.Context, svc *service.Service, retention time.Duration, log *slog.Logger) {
 	ticker := time.NewTicker(time.Minute)
 	defer ticker.Stop()
@@ -185,9 +185,10 @@ func sweep(ctx context.Context, svc *service.Service, retention time.Duration, l
 		res, err := svc.Sweep(ctx, retention)
 		switch {
 		case err != nil && ctx.Err() == nil:
-			log.Warn("sweeping failed", "err", err)
-		case res.TimedOut > 0 || res.ClaimsExpired > 0 || res.EventsPruned > 0:
-			log.Info("swept", "timed_out_sessions", res.TimedOut, "expired_claims", res.ClaimsExpired, "pruned_events", res.EventsPruned)
+			log.Warn("sweeping failed", "err", err, "retention_sessions", res.Retention.Sessions, "retention_payloads", res.Retention.Payloads)
+		case res.TimedOut > 0 || res.ClaimsExpired > 0 || res.EventsPruned > 0 || res.Retention.Batches > 0:
+			log.Info("swept", "timed_out_sessions", res.TimedOut, "expired_claims", res.ClaimsExpired, "pruned_events", res.EventsPruned,
+				"retention_sessions", res.Retention.Sessions, "retention_entries", res.Retention.Entries, "retention_payloads", res.Retention.Payloads)
 		}
 		select {
 		case <-ctx.Done():

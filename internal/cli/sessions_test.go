@@ -118,6 +118,26 @@ func TestSessionsCommands(t *testing.T) {
 	if code := cli.Run(ctx, env(io.Discard, &errOut, vars), []string{"search", "--kind", "memo", "login"}); code != 1 || !strings.Contains(errOut.String(), "kind") {
 		t.Errorf("search --kind memo: exit %d, %s", code, errOut.String())
 	}
+	if out := run("retention"); !strings.Contains(out, "project demo keeps an ended session for ever, and its tool output and large payloads for ever") {
+		t.Errorf("retention: %s", out)
+	}
+	errOut.Reset()
+	if code := cli.Run(ctx, env(io.Discard, &errOut, vars), []string{"retention", "--sessions-days", "90"}); code != 1 || !strings.Contains(errOut.String(), "only the admin") {
+		t.Errorf("retention set by alice: exit %d, %s", code, errOut.String())
+	}
+	if _, err := svc.EnsureAdminToken(ctx, "cli-test-admin-token"); err != nil {
+		t.Fatal(err)
+	}
+	adminVars := map[string]string{"LOGBOOK_URL": srv.URL, "LOGBOOK_TOKEN": "cli-test-admin-token", "LOGBOOK_PROJECT": "demo"}
+	var setOut bytes.Buffer
+	errOut.Reset()
+	if code := cli.Run(ctx, env(&setOut, &errOut, adminVars), []string{"retention", "--sessions-days", "90", "--payloads-days", "30"}); code != 0 ||
+		!strings.Contains(setOut.String(), "keeps an ended session 90 days after it ended, and its tool output and large payloads 30 days after it ended") {
+		t.Errorf("retention set by the admin: exit %d, %s%s", code, setOut.String(), errOut.String())
+	}
+	if out := run("retention", "--json"); strings.TrimSpace(out) != `{"sessions_days":90,"payloads_days":30}` {
+		t.Errorf("retention --json: %s", out)
+	}
 	claims := run("claims", "--subject", "src/auth/login.go")
 	if !strings.Contains(claims, "src/auth/") || !strings.Contains(claims, s.ID) {
 		t.Errorf("claims --subject:\n%s", claims)

@@ -355,6 +355,18 @@ func (l httpLedger) Policy(ctx context.Context, project string) (classify.Policy
 	return res.Policy, nil
 }
 
+func (l httpLedger) Retention(ctx context.Context, project string) (logbook.Retention, error) {
+	var res ledger.RetentionAnswer
+	_, err := l.call(ctx, http.MethodGet, "/v1/projects/"+url.PathEscape(project)+"/retention", nil, &res)
+	return res.Retention, err
+}
+
+func (l httpLedger) SetRetention(ctx context.Context, project string, r logbook.Retention) (logbook.Retention, error) {
+	var res ledger.RetentionAnswer
+	_, err := l.call(ctx, http.MethodPut, "/v1/projects/"+url.PathEscape(project)+"/retention", r, &res)
+	return res.Retention, err
+}
+
 func (l httpLedger) EnsureAgentSession(ctx context.Context, project, agent string) (logbook.Session, bool, error) {
 	var sess logbook.Session
 	status, err := l.call(ctx, http.MethodPost, agentPath(project, agent, "/session"), nil, &sess)

@@ -164,6 +164,12 @@ func testLedgerScript(ctx context.Context, t *testing.T, alice, bob ledger.Ledge
 	if _, err := bob.Search(ctx, ledger.SearchParams{Query: "!!"}); !errors.As(err, &noWord) || noWord.Field != "q" {
 		t.Errorf("search without a word: %v, want a validation error naming q", err)
 	}
+	if r, err := bob.Retention(ctx, "demo"); err != nil || r != (logbook.Retention{}) {
+		t.Errorf("retention: %+v %v", r, err)
+	}
+	if _, err := bob.SetRetention(ctx, "demo", logbook.Retention{SessionsDays: 30}); !errors.Is(err, logbook.ErrForbidden) {
+		t.Errorf("a project's token sets its retention: %v, want ErrForbidden", err)
+	}
 	calls, err := bob.ToolCalls(ctx, ledger.ToolCallParams{SessionID: sess.ID})
 	if err != nil || len(calls.ToolCalls) != 1 || calls.ToolCalls[0].Status != logbook.ToolCallOK {
 		t.Errorf("tool calls: %+v %v", calls, err)

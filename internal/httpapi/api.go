@@ -127,6 +127,8 @@ func (h *handler) routes() []route {
 		{"POST /v1/classify", h.classify, "How risky a shell command is, and the project's decision", nil, ledger.ClassifyBody{}, classify.Verdict{}},
 		{"GET /v1/projects/{project}/policy", h.getPolicy, "The project's command policy", nil, nil, policyAnswer{}},
 		{"PUT /v1/projects/{project}/policy", h.setPolicy, "Replace the project's command policy (admin only)", nil, json.RawMessage(nil), policyAnswer{}},
+		{"GET /v1/projects/{project}/retention", h.getRetention, "How many days after a session ended the project deletes it, and its tool output (0: never)", nil, nil, ledger.RetentionAnswer{}},
+		{"PUT /v1/projects/{project}/retention", h.setRetention, "Set the project's retention, which the sweeper enforces (admin only)", nil, logbook.Retention{}, ledger.RetentionAnswer{}},
 
 		{"POST /v1/agents/{agent}/session", h.ensureAgentSession, "The agent's current session, made when it has none", []string{"project"}, nil, logbook.Session{}},
 		{"POST /v1/agents/{agent}/rotate", h.rotateAgent, "Start the agent's next session; its tasks move to it", nil, ledger.RotateBody{}, ledger.Rotation{}},

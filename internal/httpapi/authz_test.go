@@ -128,6 +128,10 @@ func authzRoutes() []authzRoute {
 		{"GET /v1/projects/{project}/policy", static("/v1/projects/demo/policy"), none, readProject},
 		{"PUT /v1/projects/{project}/policy", static("/v1/projects/demo/policy"), static(`{"read_only":"allow"}`),
 			[callers]int{401, 403, 403, 403, 200}},
+		{"GET /v1/projects/{project}/retention", static("/v1/projects/demo/retention"), none, readProject},
+		// Days far beyond the fixture's sessions: nothing is deleted.
+		{"PUT /v1/projects/{project}/retention", static("/v1/projects/demo/retention"), static(`{"sessions_days":3650,"payloads_days":3650}`),
+			[callers]int{401, 403, 403, 403, 200}},
 
 		// An agent belongs to the project, and every token of the project
 		// may read it; but its session belongs to the actor that started

@@ -203,3 +203,44 @@ func TestRequestBounds(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchAndRetentionBadInput: a search or a retention that cannot be
+// read is a 400 saying what to fix, on both engines; a retention set
+// reads back as it was sent.
+func TestSearchAndRetentionBadInput(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		t.Parallel()
+		c := newServer(t, e)
+		alice := c.token("demo", "alice")
+		for _, tc := range []struct{ query, field string }{
+			{"q=", "q"}, {"q=%25%25", "q"}, {"q=a&kind=memo", "kind"}, {"q=a&outcome=great", "outcome"},
+			{"q=a&since=yesterday", "since"}, {"q=a&limit=101", "limit"}, {"q=a&cursor=nope", "cursor"},
+			{"q=a&kind=session&tool=Bash", "tool"}, {"q=a&actor=a%00b", "actor"},
+		} {
+			c.do("GET", "/v1/search?project=demo&"+tc.query, alice, nil).problem(t, 400, tc.field)
+		}
+		r := c.do("GET", "/v1/search?project=demo&q=nothing+here", alice, nil).expect(t, 200)
+		if results, ok := r.body["results"].([]any); !ok || len(results) != 0 {
+			t.Errorf("a search that finds nothing: %s", r.raw)
+		}
+
+		for _, tc := range []struct{ body, field, says string }{
+			{`{"sessions_days":-1}`, "sessions_days", "0 to keep for ever"},
+			{`{"payloads_days":40000}`, "payloads_days", "36500"},
+			{`{"session_days":30}`, "", "session_days"},
+			{`{"sessions_days":"30d"}`, "", "sessions_days"},
+			{`[]`, "", "sessions_days"},
+		} {
+			r := c.do("PUT", "/v1/projects/demo/retention", adminToken, tc.body)
+			r.problem(t, 400, tc.field)
+			if !strings.Contains(r.raw, tc.says) {
+				t.Errorf("PUT retention %s: the problem does not say %q: %s", tc.body, tc.says, r.raw)
+			}
+		}
+		c.do("PUT", "/v1/projects/demo/retention", adminToken, `{"sessions_days":90,"payloads_days":30}`).expect(t, 200)
+		r = c.do("GET", "/v1/projects/demo/retention", alice, nil).expect(t, 200)
+		if r.body["project"] != "demo" || r.body["sessions_days"] != float64(90) || r.body["payloads_days"] != float64(30) {
+			t.Errorf("retention read back: %s", r.raw)
+		}
+	})
+}

@@ -91,6 +91,11 @@ type Ledger interface {
 	Classify(ctx context.Context, project, command string) (classify.Verdict, error)
 	// Policy returns the project's command policy as it was set.
 	Policy(ctx context.Context, project string) (classify.Policy, error)
+	// Retention returns how long the project keeps ended sessions and
+	// their tool output.
+	Retention(ctx context.Context, project string) (logbook.Retention, error)
+	// SetRetention sets it (the admin only).
+	SetRetention(ctx context.Context, project string, r logbook.Retention) (logbook.Retention, error)
 
 	// EnsureAgentSession returns the agent's current session, made when
 	// it has none.

@@ -308,6 +308,13 @@ type ClassifyBody struct {
 	Project string `json:"project,omitempty"`
 }
 
+// RetentionAnswer is a project's retention, the answer of GET and PUT
+// /v1/projects/{project}/retention (PUT takes the days alone).
+type RetentionAnswer struct {
+	Project string `json:"project"`
+	logbook.Retention
+}
+
 // RotateBody is the body of POST /v1/agents/{agent}/rotate.
 type RotateBody struct {
 	Project string `json:"project,omitempty"`

@@ -23,6 +23,7 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	events   *prometheus.CounterVec
+	removed  *prometheus.CounterVec
 }
 
 // New makes the counters.
@@ -43,7 +44,11 @@ func New() *Metrics {
 			Help: "Ledger events committed by this server, by type: session.started, session.ended, claim.taken, claim.expired, ….",
 		}, []string{"type"}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.events,
+	m.removed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "logbook_retention_removed_total",
+		Help: "What the projects' retention removed on this server: sessions (subagents too), their entries, and payloads (entries whose tool output or large payload was removed).",
+	}, []string{"what"})
+	m.registry.MustRegister(m.requests, m.duration, m.events, m.removed,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -51,6 +56,9 @@ func New() *Metrics {
 // Event counts one committed ledger event of the given type (wired to
 // service.Options.Committed).
 func (m *Metrics) Event(eventType string) { m.events.WithLabelValues(eventType).Inc() }
+
+// Removed counts what retention removed (wired to service.Options.Removed).
+func (m *Metrics) Removed(what string, n int64) { m.removed.WithLabelValues(what).Add(float64(n)) }
 
 // Handler serves the metrics in Prometheus's text format.
 func (m *Metrics) Handler() http.Handler {

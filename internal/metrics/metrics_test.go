@@ -12,8 +12,8 @@ import (
 
 // TestCountsByRoute: requests are counted by the pattern that served them
 // and their status, not by path; streams still flush through the counter;
-// ledger events are counted by type; the Go runtime's figures are served
-// too.
+// ledger events are counted by type, and what retention removed by what;
+// the Go runtime's figures are served too.
 func TestCountsByRoute(t *testing.T) {
 	m := metrics.New()
 	mux := http.NewServeMux()
@@ -47,6 +47,9 @@ func TestCountsByRoute(t *testing.T) {
 	m.Event("session.started")
 	m.Event("session.started")
 	m.Event("claim.taken")
+	m.Removed("sessions", 2)
+	m.Removed("payloads", 40)
+	m.Removed("payloads", 2)
 	for _, path := range []string{"/stream", "/nowhere"} {
 		res, err := http.Get(server.URL + path)
 		if err != nil {
@@ -70,6 +73,8 @@ func TestCountsByRoute(t *testing.T) {
 		`logbook_http_request_duration_seconds_count{route="POST /v1/things/{id}"} 3`,
 		`logbook_events_total{type="session.started"} 2`,
 		`logbook_events_total{type="claim.taken"} 1`,
+		`logbook_retention_removed_total{what="sessions"} 2`,
+		`logbook_retention_removed_total{what="payloads"} 42`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(text, want) {

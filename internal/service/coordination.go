@@ -185,12 +185,15 @@ type SweepResult struct {
 	TimedOut      int
 	ClaimsExpired int
 	EventsPruned  int64
+	// Retention is what the projects' retention removed.
+	Retention RetentionResult
 }
 
 // Sweep ends sessions not seen for the session timeout (end_reason
-// timed_out; a later heartbeat revives them), expires lapsed claims and
-// prunes events older than retention, emitting events for each change.
-// With several replicas only one sweeps at a time.
+// timed_out; a later heartbeat revives them), expires lapsed claims,
+// prunes events older than retention, emitting events for each change,
+// and then applies each project's retention (logbook.Retention) in small
+// batches. With several replicas only one sweeps at a time.
 func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResult, error) {
 	if retention <= 0 {
 		retention = DefaultEventRetention
@@ -236,6 +239,10 @@ func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResu
 		res.EventsPruned, err = tx.EventPrune(ctx, now.Add(-retention))
 		return err
 	})
+	if err != nil || !res.Swept {
+		return res, err
+	}
+	res.Retention, err = s.enforceRetention(ctx, now)
 	return res, err
 }
 

@@ -141,6 +141,14 @@ func (l callerLedger) Policy(ctx context.Context, project string) (classify.Poli
 	return l.s.Policy(ctx, l.c, project)
 }
 
+func (l callerLedger) Retention(ctx context.Context, project string) (logbook.Retention, error) {
+	return l.s.Retention(ctx, l.c, project)
+}
+
+func (l callerLedger) SetRetention(ctx context.Context, project string, r logbook.Retention) (logbook.Retention, error) {
+	return l.s.SetRetention(ctx, l.c, project, r)
+}
+
 func (l callerLedger) EnsureAgentSession(ctx context.Context, project, agent string) (logbook.Session, bool, error) {
 	return l.s.EnsureAgentSession(ctx, l.c, project, agent)
 }

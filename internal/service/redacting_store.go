@@ -540,3 +540,56 @@ func (r redacting) Search(ctx context.Context, p store.SearchParams) (store.Sear
 	}
 	return r.ex.Search(ctx, p)
 }
+
+func (r redacting) ProjectRetentionGet(ctx context.Context, name string) (logbook.Retention, error) {
+	if err := r.c.clean(ctx, &name); err != nil {
+		return logbook.Retention{}, err
+	}
+	return r.ex.ProjectRetentionGet(ctx, name)
+}
+
+func (r redacting) ProjectRetentionSet(ctx context.Context, name string, ret logbook.Retention) error {
+	if err := r.c.clean(ctx, &name); err != nil {
+		return err
+	}
+	return r.ex.ProjectRetentionSet(ctx, name, ret)
+}
+
+func (r redacting) ProjectRetentionList(ctx context.Context) ([]logbook.ProjectRetention, error) {
+	return r.ex.ProjectRetentionList(ctx)
+}
+
+func (r redacting) SessionPruneProject(ctx context.Context, project string, before time.Time, limit int) (map[string]int64, error) {
+	if err := r.c.clean(ctx, &project); err != nil {
+		return nil, err
+	}
+	return r.ex.SessionPruneProject(ctx, project, before, limit)
+}
+
+func (r redacting) SessionListTrimmable(ctx context.Context, project string, before time.Time, limit int) ([]string, error) {
+	if err := r.c.clean(ctx, &project); err != nil {
+		return nil, err
+	}
+	return r.ex.SessionListTrimmable(ctx, project, before, limit)
+}
+
+func (r redacting) SessionMarkTrimmed(ctx context.Context, id string, at time.Time) error {
+	if err := r.c.clean(ctx, &id); err != nil {
+		return err
+	}
+	return r.ex.SessionMarkTrimmed(ctx, id, at)
+}
+
+func (r redacting) EntryListTrimmable(ctx context.Context, sessionID string, limit int) ([]logbook.Entry, error) {
+	if err := r.c.clean(ctx, &sessionID); err != nil {
+		return nil, err
+	}
+	return r.ex.EntryListTrimmable(ctx, sessionID, limit)
+}
+
+func (r redacting) EntryUpdateContent(ctx context.Context, entries []logbook.Entry) error {
+	if err := r.c.clean(ctx, &entries); err != nil {
+		return err
+	}
+	return r.ex.EntryUpdateContent(ctx, entries)
+}

@@ -57,6 +57,10 @@ type Options struct {
 	// wrote, once it has committed (session.started, claim.taken, …): what
 	// /metrics counts.
 	Committed func(eventType string)
+	// Removed, when set, is told what the sweeper's retention removed, as
+	// it commits: n "sessions" (subagents too), their "entries", or the
+	// "payloads" of n entries (see logbook.Retention). /metrics counts it.
+	Removed func(what string, n int64)
 }
 
 // Defaults for Options.
@@ -79,6 +83,8 @@ type Service struct {
 	auth    authCache
 	limits  *limiter
 	counted func(eventType string) // Options.Committed
+	// removedFunc is Options.Removed.
+	removedFunc func(what string, n int64)
 	// committer, once Run starts it, groups concurrent write transactions.
 	committer atomic.Pointer[committer]
 	// searchIndexing is set while the search backfill has work left.
@@ -89,7 +95,7 @@ type Service struct {
 func New(st store.Store, opts Options) *Service {
 	s := &Service{store: newRedactingStore(st), idle: opts.IdleWindow, prior: opts.PriorWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
 		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, limits: newLimiter(opts),
-		counted: opts.Committed}
+		counted: opts.Committed, removedFunc: opts.Removed}
 	if s.idle <= 0 {
 		s.idle = DefaultIdleWindow
 	}

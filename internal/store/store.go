@@ -127,6 +127,16 @@ type Executor interface {
 	// ProjectPolicySet stores the project's command policy.
 	ProjectPolicySet(ctx context.Context, name, policy string) error
 
+	// ProjectRetentionGet reads the project's retention (zero: it keeps
+	// everything). ErrNotFound when the project does not exist.
+	ProjectRetentionGet(ctx context.Context, name string) (logbook.Retention, error)
+	// ProjectRetentionSet stores the project's retention; ErrNotFound when
+	// the project does not exist.
+	ProjectRetentionSet(ctx context.Context, name string, r logbook.Retention) error
+	// ProjectRetentionList lists the projects whose retention is not zero,
+	// by name.
+	ProjectRetentionList(ctx context.Context) ([]logbook.ProjectRetention, error)
+
 	// KeyEnsure stores value as the key called name unless a key of that
 	// name exists, and returns the key stored under name: the first value
 	// given, on every replica. It commits at once when called on the Store.
@@ -324,6 +334,22 @@ type Executor interface {
 	// prune. Sessions still going, or revived meanwhile, are kept. It
 	// looks project by project, through the projects ProjectEnsure made.
 	SessionPruneEnded(ctx context.Context, before time.Time, limit int) (map[string]int64, error)
+
+	// SessionPruneProject is SessionPruneEnded for one project's sessions.
+	SessionPruneProject(ctx context.Context, project string, before time.Time, limit int) (map[string]int64, error)
+	// SessionListTrimmable lists the ids of up to limit of a project's
+	// sessions that ended before before and were not marked trimmed
+	// (SessionMarkTrimmed), the first ended first.
+	SessionListTrimmable(ctx context.Context, project string, before time.Time, limit int) ([]string, error)
+	// SessionMarkTrimmed marks a session trimmed at at: payload retention
+	// is done with it.
+	SessionMarkTrimmed(ctx context.Context, id string, at time.Time) error
+	// EntryListTrimmable lists up to limit of a session's entries that
+	// payload retention changes (logbook.Trimmable), in seq order.
+	EntryListTrimmable(ctx context.Context, sessionID string, limit int) ([]logbook.Entry, error)
+	// EntryUpdateContent writes the text and payload of entries, found by
+	// their ID, and indexes them again for search.
+	EntryUpdateContent(ctx context.Context, entries []logbook.Entry) error
 
 	// Why: sessions behind a commit.
 

@@ -69,7 +69,7 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 			return inserted, e.interpretError(err, "inserting entries")
 		}
 	}
-	return inserted, e.indexEntries(ctx, entries, ids, false)
+	return inserted, e.indexEntries(ctx, entries, ids, newDocs)
 }
 
 // placeholders writes the VALUES list of a multi-row INSERT: rows groups

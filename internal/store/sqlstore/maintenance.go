@@ -77,7 +77,25 @@ func (e executor) SessionPruneEnded(ctx context.Context, before time.Time, limit
 	if err != nil {
 		return nil, err
 	}
-	deleted = map[string]int64{"sessions": 0}
+	return e.deleteTrees(ctx, roots)
+}
+
+func (e executor) SessionPruneProject(ctx context.Context, project string, before time.Time, limit int) (deleted map[string]int64, err error) {
+	if e.tx == nil { // the rollups change with the sessions, in one transaction
+		err = e.root.inTx(ctx, func(e executor) error { deleted, err = e.SessionPruneProject(ctx, project, before, limit); return err })
+		return deleted, err
+	}
+	roots, err := e.prunableRootsIn(ctx, project, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	return e.deleteTrees(ctx, roots)
+}
+
+// deleteTrees deletes session trees as SessionDeleteTree does and sums
+// the rows deleted per table; "sessions" is there even when 0.
+func (e executor) deleteTrees(ctx context.Context, roots []string) (map[string]int64, error) {
+	deleted := map[string]int64{"sessions": 0}
 	for _, id := range roots {
 		n, err := e.SessionDeleteTree(ctx, id)
 		if err != nil {
@@ -119,25 +137,32 @@ func (e executor) prunableRoots(ctx context.Context, before time.Time, limit int
 		if len(roots) >= limit {
 			break
 		}
-		rows, err := e.query(ctx, `SELECT id FROM sessions s
-			WHERE project = $1 AND closed_at < $2 AND status = 'ended' AND parent_id = ''
-			AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.root_id = s.id AND (c.status <> 'ended' OR c.closed_at IS NULL OR c.closed_at >= $2))
-			ORDER BY closed_at, id LIMIT $3`+e.d.ForUpdate, project, micros(before), limit-len(roots))
+		found, err := e.prunableRootsIn(ctx, project, before, limit-len(roots))
 		if err != nil {
-			return nil, e.interpretError(err, "finding ended sessions")
+			return nil, err
 		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, e.interpretError(err, "finding ended sessions")
-			}
-			roots = append(roots, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, e.interpretError(err, "finding ended sessions")
-		}
+		roots = append(roots, found...)
 	}
 	return roots, nil
+}
+
+// prunableRootsIn is prunableRoots in one project.
+func (e executor) prunableRootsIn(ctx context.Context, project string, before time.Time, limit int) ([]string, error) {
+	rows, err := e.query(ctx, `SELECT id FROM sessions s
+		WHERE project = $1 AND closed_at < $2 AND status = 'ended' AND parent_id = ''
+		AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.root_id = s.id AND (c.status <> 'ended' OR c.closed_at IS NULL OR c.closed_at >= $2))
+		ORDER BY closed_at, id LIMIT $3`+e.d.ForUpdate, project, micros(before), limit)
+	if err != nil {
+		return nil, e.interpretError(err, "finding ended sessions")
+	}
+	defer rows.Close()
+	var roots []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, e.interpretError(err, "finding ended sessions")
+		}
+		roots = append(roots, id)
+	}
+	return roots, e.interpretError(rows.Err(), "finding ended sessions")
 }

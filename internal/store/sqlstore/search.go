@@ -30,9 +30,8 @@ import (
 // SearchIndex is how an engine keeps the search index: FTS5 (SQLite) or
 // TSVector (PostgreSQL). Both hold the same words.
 type SearchIndex interface {
-	// writeEntries stores entries' documents. backfill: documents of rows
-	// written before the index, which a live write may have indexed since.
-	writeEntries(ctx context.Context, e executor, docs []entryDoc, backfill bool) error
+	// writeEntries stores entries' documents, as mode says.
+	writeEntries(ctx context.Context, e executor, docs []entryDoc, mode writeMode) error
 	// writeSession stores (or replaces) a session's document.
 	writeSession(ctx context.Context, e executor, sessionID string, d searchDoc, backfill bool) error
 	// entryCandidates is a query of (entry id, score) rows: the entries
@@ -47,6 +46,19 @@ type SearchIndex interface {
 	// clear empties the index.
 	clear(ctx context.Context, e executor) error
 }
+
+// writeMode says what documents written are to the index.
+type writeMode int
+
+const (
+	// newDocs are documents of rows just written.
+	newDocs writeMode = iota
+	// backfillDocs are documents of rows written before the index, which
+	// a live write may have indexed since (with the same words).
+	backfillDocs
+	// changedDocs replace the documents of rows that changed.
+	changedDocs
+)
 
 // searchDoc is a document: its words in order (positions), then the
 // words found only whole, and its meta words.
@@ -123,7 +135,7 @@ func (e executor) indexSession(ctx context.Context, s *logbook.Session) error {
 
 // indexEntries writes the documents of entries just inserted, whose ids
 // are given by session and seq.
-func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids map[entryKey]int64, backfill bool) error {
+func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids map[entryKey]int64, mode writeMode) error {
 	metas := map[string][]string{}
 	docs := make([]entryDoc, 0, len(ids))
 	for i := range entries {
@@ -145,7 +157,7 @@ func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids
 	if len(docs) == 0 {
 		return nil
 	}
-	return e.d.Search.writeEntries(ctx, e, docs, backfill)
+	return e.d.Search.writeEntries(ctx, e, docs, mode)
 }
 
 // entryKey names an entry by its session and number.
@@ -414,7 +426,7 @@ func (s *Store) SearchBackfill(ctx context.Context, limit int) (indexed int, fin
 		for _, en := range entries {
 			ids[entryKey{en.SessionID, en.Seq}] = en.ID
 		}
-		if err := tx.indexEntries(ctx, entries, ids, true); err != nil {
+		if err := tx.indexEntries(ctx, entries, ids, backfillDocs); err != nil {
 			return 0, false, err
 		}
 		after := entriesUpto
@@ -481,12 +493,12 @@ var FTS5 SearchIndex = fts5Index{}
 
 type fts5Index struct{}
 
-func (fts5Index) writeEntries(ctx context.Context, e executor, docs []entryDoc, backfill bool) error {
+func (fts5Index) writeEntries(ctx context.Context, e executor, docs []entryDoc, mode writeMode) error {
 	// A backfilled entry may have been indexed meanwhile: SQLite gives a
 	// deleted entry's id to the next one.
-	verb := "INSERT"
-	if backfill {
-		verb = "INSERT OR REPLACE"
+	verb := "INSERT OR REPLACE"
+	if mode == newDocs {
+		verb = "INSERT"
 	}
 	const chunk = 100
 	for start := 0; start < len(docs); start += chunk {
@@ -631,10 +643,13 @@ func tsQuery(m searchMatch) string {
 	return strings.Join(parts, " & ")
 }
 
-func (tsvectorIndex) writeEntries(ctx context.Context, e executor, docs []entryDoc, backfill bool) error {
+func (tsvectorIndex) writeEntries(ctx context.Context, e executor, docs []entryDoc, mode writeMode) error {
 	onConflict := ""
-	if backfill { // a live write got there first: its document is as new
+	switch mode {
+	case backfillDocs: // a live write got there first: its document is as new
 		onConflict = " ON CONFLICT (entry_id) DO NOTHING"
+	case changedDocs:
+		onConflict = " ON CONFLICT (entry_id) DO UPDATE SET doc = excluded.doc"
 	}
 	const chunk = 500
 	for start := 0; start < len(docs); start += chunk {

@@ -499,3 +499,43 @@ func (r recordingExecutor) Search(ctx context.Context, p store.SearchParams) (st
 	r.calls.add("Search")
 	return r.ex.Search(ctx, p)
 }
+
+func (r recordingExecutor) ProjectRetentionGet(ctx context.Context, name string) (logbook.Retention, error) {
+	r.calls.add("ProjectRetentionGet")
+	return r.ex.ProjectRetentionGet(ctx, name)
+}
+
+func (r recordingExecutor) ProjectRetentionSet(ctx context.Context, name string, ret logbook.Retention) error {
+	r.calls.add("ProjectRetentionSet")
+	return r.ex.ProjectRetentionSet(ctx, name, ret)
+}
+
+func (r recordingExecutor) ProjectRetentionList(ctx context.Context) ([]logbook.ProjectRetention, error) {
+	r.calls.add("ProjectRetentionList")
+	return r.ex.ProjectRetentionList(ctx)
+}
+
+func (r recordingExecutor) SessionPruneProject(ctx context.Context, project string, before time.Time, limit int) (map[string]int64, error) {
+	r.calls.add("SessionPruneProject")
+	return r.ex.SessionPruneProject(ctx, project, before, limit)
+}
+
+func (r recordingExecutor) SessionListTrimmable(ctx context.Context, project string, before time.Time, limit int) ([]string, error) {
+	r.calls.add("SessionListTrimmable")
+	return r.ex.SessionListTrimmable(ctx, project, before, limit)
+}
+
+func (r recordingExecutor) SessionMarkTrimmed(ctx context.Context, id string, at time.Time) error {
+	r.calls.add("SessionMarkTrimmed")
+	return r.ex.SessionMarkTrimmed(ctx, id, at)
+}
+
+func (r recordingExecutor) EntryListTrimmable(ctx context.Context, sessionID string, limit int) ([]logbook.Entry, error) {
+	r.calls.add("EntryListTrimmable")
+	return r.ex.EntryListTrimmable(ctx, sessionID, limit)
+}
+
+func (r recordingExecutor) EntryUpdateContent(ctx context.Context, entries []logbook.Entry) error {
+	r.calls.add("EntryUpdateContent")
+	return r.ex.EntryUpdateContent(ctx, entries)
+}

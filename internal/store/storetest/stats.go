@@ -311,8 +311,14 @@ func (w *statsWorld) randomChange(tx store.Tx) {
 	case 8:
 		_, err := tx.SessionDeleteTree(w.ctx, pick(rng, sessions...).ID)
 		must(w.t, err)
-	case 9: // retention
-		_, err := tx.SessionPruneEnded(w.ctx, base.Add(time.Duration(rng.IntN(5*24))*time.Hour), 1+rng.IntN(3))
+	case 9: // logbook prune, or a project's retention
+		before := base.Add(time.Duration(rng.IntN(5*24)) * time.Hour)
+		var err error
+		if rng.IntN(2) == 0 {
+			_, err = tx.SessionPruneEnded(w.ctx, before, 1+rng.IntN(3))
+		} else {
+			_, err = tx.SessionPruneProject(w.ctx, pick(rng, "p", "q"), before, 1+rng.IntN(3))
+		}
 		must(w.t, err)
 	}
 }

@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Maintenance", testMaintenance},
 		{"Stats", testStats},
 		{"Search", testSearch},
+		{"Retention", testRetention},
 	}
 	var ran atomic.Int64
 	for _, p := range parts {
