@@ -28,7 +28,7 @@ type ReadResult struct {
 
 // Read times the read paths people and agents use on a seeded database,
 // through the service (no HTTP): the audit list with each filter, a
-// session page of 500 entries, the tool-call views and stats.
+// session page of 500 entries, the tool-call views, searches and stats.
 func Read(ctx context.Context, st store.Store, runs int) []ReadResult {
 	svc := service.New(st, service.Options{})
 	who := service.Caller{Actor: "bench", Project: SeedProject}
@@ -75,6 +75,38 @@ func Read(ctx context.Context, st store.Store, runs int) []ReadResult {
 			p, err := svc.ToolCalls(ctx, who, service.ToolCallParams{Tool: "Bash", Since: week})
 			return len(p.ToolCalls), err
 		}},
+	}
+	// Searches of a page of 20: words as common and as rare as the seed
+	// has them (seedWords), code, an error, CJK text, and with filters.
+	search := func(q string, f logbook.SearchFilter) func() (int, error) {
+		return func() (int, error) {
+			p, err := svc.Search(ctx, who, service.SearchParams{Query: q, Filter: f})
+			if err == nil && len(p.Results) == 0 {
+				err = fmt.Errorf("search %q found nothing: seed the database with this version of logbook", q)
+			}
+			return len(p.Results), err
+		}
+	}
+	for _, s := range []struct {
+		name, q string
+		f       logbook.SearchFilter
+	}{
+		{"search the (the commonest word)", "the", logbook.SearchFilter{}},
+		{"search timeout (a word of rank 78)", "timeout", logbook.SearchFilter{}},
+		{"search quokka (a rare word)", "quokka", logbook.SearchFilter{}},
+		{"search connection refused", "connection refused", logbook.SearchFilter{}},
+		{`search "connection refused" (a phrase)`, `"connection refused"`, logbook.SearchFilter{}},
+		{"search parseConfig (an identifier's parts)", "parseConfig", logbook.SearchFilter{}},
+		{"search internal/store (a path)", "internal/store", logbook.SearchFilter{}},
+		{"search migrat* (a prefix)", "migrat*", logbook.SearchFilter{}},
+		{"search 数据库 (Chinese)", "数据库", logbook.SearchFilter{}},
+		{"search テスト (Japanese)", "テスト", logbook.SearchFilter{}},
+		{"search connection refused, kind=tool_result", "connection refused", logbook.SearchFilter{Kind: logbook.KindToolResult}},
+		{"search timeout, outcome=failed", "timeout", logbook.SearchFilter{Outcome: logbook.OutcomeFailed}},
+		{"search timeout, since=7d", "timeout", logbook.SearchFilter{Since: week}},
+		{"search postgres, kind=session (goals)", "postgres", logbook.SearchFilter{Kind: logbook.KindSession}},
+	} {
+		paths = append(paths, readPath{s.name, search(s.q, s.f)})
 	}
 	// Statistics by every grouping over 7 and 30 days (windows that start
 	// between hours, as "7d" does), by two groupings, in zones whose days

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -31,17 +30,18 @@ var (
 
 // Seed fills st with n sessions of project "seed" spread over the last 30
 // days, about entriesPer entries each (prompts, tool calls with results,
-// assistant messages with usage), 10% of them subagents, with outcomes,
-// blockers, touched files and issue links, in large transactions. Every
-// 10,000th session gets 500 entries, for the session-page benchmark. It
-// calls progress with the sessions written so far.
+// assistant messages with usage, their text from seedText), 10% of them
+// subagents, with outcomes, blockers, touched files and issue links, in
+// large transactions. Every 10,000th session gets 500 entries, for the
+// session-page benchmark. It calls progress with the sessions written so
+// far.
 func Seed(ctx context.Context, st store.Store, n, entriesPer int, progress func(done int)) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	if err := st.ProjectEnsure(ctx, SeedProject, now); err != nil {
 		return err
 	}
-	payload, _ := json.Marshal(map[string]any{"command": "go test ./... -run TestLogin"})
+	text := newSeedText()
 	const perTx = 2000
 	var lastTop logbook.Session
 	for done := 0; done < n; {
@@ -76,12 +76,12 @@ func Seed(ctx context.Context, st store.Store, n, entriesPer int, progress func(
 					e.Kind, e.Text = logbook.KindPrompt, s.Goal
 					s.Prompt = s.Goal
 				case seq%3 == 2:
-					e.Kind, e.Tool, e.ToolCallID, e.Payload = logbook.KindToolCall, "Bash", fmt.Sprintf("t%d", seq), payload
+					e.Kind, e.Tool, e.ToolCallID, e.Payload = logbook.KindToolCall, "Bash", fmt.Sprintf("t%d", seq), text.toolCall()
 					s.ToolCallCount++
 				case seq%3 == 0:
-					e.Kind, e.ToolCallID, e.Text = logbook.KindToolResult, fmt.Sprintf("t%d", seq-1), "ok\nPASS"
+					e.Kind, e.Tool, e.ToolCallID, e.Text = logbook.KindToolResult, "Bash", fmt.Sprintf("t%d", seq-1), text.toolResult()
 				default:
-					e.Kind, e.Role, e.Text = logbook.KindMessage, logbook.RoleAssistant, "Looking at the failing test now."
+					e.Kind, e.Role, e.Text = logbook.KindMessage, logbook.RoleAssistant, text.message()
 					e.Usage = &logbook.Usage{InputTokens: int64(1000 + rng.IntN(3000)), OutputTokens: int64(50 + rng.IntN(400))}
 					s.InputTokens += e.Usage.InputTokens
 					s.OutputTokens += e.Usage.OutputTokens

@@ -39,9 +39,9 @@ func search(ctx context.Context, env Env, args []string) int {
 
 Searches every transcript of the project (prompts, messages, tool calls
 and their results, notes, summaries) and its sessions' titles, goals and
-results. Every word must be found; a word of three letters or more also
-finds longer ones ("migrat" finds "migration"); "a phrase in quotes" is
-found as written (quote the quotes for the shell: '"connection refused"').
+results. Every word must be found; a word ending in * also finds longer
+ones ("migrat*" finds "migration"); "a phrase in quotes" is found as
+written (quote the quotes for the shell: '"connection refused"').
 
 Flags:
 `)

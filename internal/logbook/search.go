@@ -30,9 +30,12 @@ import (
 //
 // A search is words that must all be found. A word of several parts
 // ("parseConfig", "store/list.go", "数据库") is found when its parts stand
-// side by side, and its last part, when it is three bytes or longer, also
-// matches longer words that begin with it ("migrat" finds "migration"). A
-// phrase in double quotes is found as written, each word whole.
+// side by side. A word ending in "*" also finds longer words that begin
+// with it ("migrat*" finds "migration"; at least three bytes before the
+// star), as does a lone CJK character, whose pairs it begins. A phrase in
+// double quotes is found as written. (Every word is not a prefix by
+// itself: "the" would then be every word beginning with "the", a costly
+// search in a large index, and a surprising one.)
 
 // Bounds of a search. A word is clipped to MaxSearchWord bytes where it is
 // indexed and where it is searched for, so a very long one (a blob of
@@ -43,18 +46,21 @@ import (
 const (
 	MaxSearchWord     = 100
 	MaxSearchDocument = 64000
-	// SearchPrefixMin is the length in bytes from which the last part of
-	// a word also matches longer words (one CJK character is three).
+	// SearchPrefixMin is how long, in bytes, the word before a "*" must
+	// be (one CJK character is three).
 	SearchPrefixMin = 3
 	// MaxSearchPage is how many results one page of a search holds at
 	// most (default DefaultSearchPage).
 	MaxSearchPage     = 100
 	DefaultSearchPage = 20
-	// SearchCandidates is how many matching entries a search ranks: the
-	// newest that match, of which the best come first. Pages go no
-	// further. A search that matches more is told so (SearchPage.More);
-	// more words narrow it.
-	SearchCandidates = 1000
+	// SearchCandidates is how many matching entries a search ranks (and
+	// as many sessions): the newest that match, of which the best come
+	// first (SearchScore). Pages go no further. A search that matches more
+	// is told so (SearchPage.More); more words narrow it.
+	SearchCandidates = 500
+	// MaxSearchScored is how much of a match's text and of its payload,
+	// in characters, SearchScore reads.
+	MaxSearchScored = 8192
 )
 
 // SearchToken is a word as the index holds it, and where it stands in the
@@ -187,10 +193,11 @@ type SearchTerm struct {
 }
 
 // ParseSearch reads a search (see the comment at the top of this file):
-// whitespace-separated words and double-quoted phrases, each a term that
-// must be found. It checks the bounds a list's q has too (MaxQueryLen
-// characters, MaxQueryWords terms); a search with no letter or digit to
-// look for is a *ValidationError naming field "q".
+// whitespace-separated words, each maybe ending in "*", and double-quoted
+// phrases, each a term that must be found. It checks the bounds a list's q
+// has too (MaxQueryLen characters, MaxQueryWords terms); a search with no
+// letter or digit to look for, or a "*" after fewer than SearchPrefixMin
+// bytes, is a *ValidationError naming field "q".
 func ParseSearch(q string) ([]SearchTerm, error) {
 	length := utf8.RuneCountInString(q)
 	var terms []SearchTerm
@@ -215,6 +222,7 @@ func ParseSearch(q string) ([]SearchTerm, error) {
 			}
 			chunk, q = q[:end], q[end:]
 		}
+		star := !quoted && strings.HasSuffix(chunk, "*")
 		words, _ := SearchWords(chunk)
 		if len(words) == 0 {
 			continue
@@ -223,7 +231,12 @@ func ParseSearch(q string) ([]SearchTerm, error) {
 		for _, w := range words {
 			t.Words = append(t.Words, w.Word)
 		}
-		t.Prefix = !quoted && len(t.Words[len(t.Words)-1]) >= SearchPrefixMin
+		last := t.Words[len(t.Words)-1]
+		if star && len(last) < SearchPrefixMin {
+			return nil, Invalid("q", "%q: a word ending in * needs at least three letters before the *", chunk)
+		}
+		lone := len(words) == 1 && utf8.RuneCountInString(last) == 1 && isCJK([]rune(last)[0])
+		t.Prefix = star || lone
 		terms = append(terms, t)
 	}
 	if len(terms) > MaxQueryWords {
@@ -337,6 +350,70 @@ func SessionSearchFields(s Session) []SearchField {
 		out = append(out, SearchField{"result", s.Result})
 	}
 	return out
+}
+
+// SearchScore says how well text matches the terms, the same on every
+// engine: BM25's weighing of how often each term stands in the text
+// against its length (every term counts alike: a search is short, and the
+// words it asks for are all there), half as much again when all the terms
+// stand within ten words of one another. Zero when no term is found (a
+// match beyond what was read).
+func SearchScore(text string, terms []SearchTerm) float64 {
+	const k1, b, averageWords = 1.2, 0.75, 40.0
+	words, extra := SearchWords(text)
+	if len(words) == 0 {
+		return 0
+	}
+	norm := k1 * (1 - b + b*float64(len(words))/averageWords)
+	score := 0.0
+	first := make([][]int, len(terms)) // where each term starts, in words
+	for ti, t := range terms {
+		n := len(t.Words)
+		tf := 0
+		for i := 0; i+n <= len(words); i++ {
+			if phraseAt(words[i:i+n], t) {
+				tf++
+				first[ti] = append(first[ti], i)
+			}
+		}
+		if n == 1 {
+			for _, w := range extra {
+				if wordMatches(w.Word, t.Words[0], t.Prefix) {
+					tf++
+				}
+			}
+		}
+		score += float64(tf) * (k1 + 1) / (float64(tf) + norm)
+	}
+	if len(terms) > 1 && together(first, 10) {
+		score *= 1.5
+	}
+	return score
+}
+
+// together reports whether one place of each term falls within window
+// words of the others.
+func together(places [][]int, window int) bool {
+	for _, start := range places[0] {
+		ok := true
+		for _, other := range places[1:] {
+			near := false
+			for _, p := range other {
+				if p >= start-window && p <= start+window {
+					near = true
+					break
+				}
+			}
+			if !near {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // SearchFilter narrows a search. Zero fields select everything.

@@ -70,11 +70,13 @@ func TestParseSearch(t *testing.T) {
 		q    string
 		want []logbook.SearchTerm
 	}{
-		{"connection refused", []logbook.SearchTerm{{Words: []string{"connection"}, Prefix: true}, {Words: []string{"refused"}, Prefix: true}}},
+		{"connection refused", []logbook.SearchTerm{{Words: []string{"connection"}}, {Words: []string{"refused"}}}},
 		{`"connection refused" db`, []logbook.SearchTerm{{Words: []string{"connection", "refused"}}, {Words: []string{"db"}}}},
-		{"parseConfig", []logbook.SearchTerm{{Words: []string{"parse", "config"}, Prefix: true}}},
+		{"parseConfig", []logbook.SearchTerm{{Words: []string{"parse", "config"}}}},
+		{"migrat* parseConf*", []logbook.SearchTerm{{Words: []string{"migrat"}, Prefix: true}, {Words: []string{"parse", "conf"}, Prefix: true}}},
+		{`"migrat*"`, []logbook.SearchTerm{{Words: []string{"migrat"}}}},
 		{"store/list.go", []logbook.SearchTerm{{Words: []string{"store", "list", "go"}}}},
-		{"数据库", []logbook.SearchTerm{{Words: []string{"数据", "据库"}, Prefix: true}}},
+		{"数据库", []logbook.SearchTerm{{Words: []string{"数据", "据库"}}}},
 		{"猫", []logbook.SearchTerm{{Words: []string{"猫"}, Prefix: true}}},
 		{`  "unclosed phrase`, []logbook.SearchTerm{{Words: []string{"unclosed", "phrase"}}}},
 		{"-- a", []logbook.SearchTerm{{Words: []string{"a"}}}},
@@ -89,7 +91,7 @@ func TestParseSearch(t *testing.T) {
 			t.Errorf("%q: %+v, want %+v", tc.q, got, tc.want)
 		}
 	}
-	for _, q := range []string{"", "   ", "%", "-> != ()", `""`, strings.Repeat("w ", logbook.MaxQueryWords+1), strings.Repeat("x", logbook.MaxQueryLen+1)} {
+	for _, q := range []string{"", "   ", "%", "-> != ()", `""`, "ab*", "go te*", strings.Repeat("w ", logbook.MaxQueryWords+1), strings.Repeat("x", logbook.MaxQueryLen+1)} {
 		var v *logbook.ValidationError
 		if _, err := logbook.ParseSearch(q); !errors.As(err, &v) || v.Field != "q" {
 			t.Errorf("%.40q: %v, want a validation error naming q", q, err)
@@ -113,8 +115,10 @@ func TestSnippet(t *testing.T) {
 	}{
 		{"short text, whole", "The login test failed:\n\n  connection   refused", "connection refused", "The login test failed: [connection] [refused]"},
 		{"phrase of identifier parts", "call parseConfigFile now", "parseConfig", "call [parseConfig]File now"},
-		{"prefix", "the migration ran", "migrat", "the [migration] ran"},
-		{"whole identifier", "call parseConfigFile now", "parseconfig", "call [parseConfigFile] now"},
+		{"prefix", "the migration ran", "migrat*", "the [migration] ran"},
+		{"a word is not a prefix", "the migration ran", "migrat migration", "the [migration] ran"},
+		{"whole identifier", "call parseConfigFile now", "parseconfigfile", "call [parseConfigFile] now"},
+		{"whole identifier's prefix", "call parseConfigFile now", "parseconfig*", "call [parseConfigFile] now"},
 		{"chinese", "连接数据库失败了", "数据库", "连接[数据库]失败了"},
 		{"one CJK character at the end of a run", "数据库", "库", "数据[库]"},
 	}
@@ -173,5 +177,31 @@ func TestEntrySearchText(t *testing.T) {
 	big := logbook.Entry{Kind: logbook.KindMessage, Text: strings.Repeat("日本語", 30000)}
 	if got := logbook.EntrySearchText(big); len(got) > logbook.MaxSearchDocument || !strings.HasPrefix(big.Text, got) {
 		t.Errorf("a long text is indexed as %d bytes", len(got))
+	}
+}
+
+func TestSearchScore(t *testing.T) {
+	t.Parallel()
+	terms := func(q string) []logbook.SearchTerm {
+		ts, err := logbook.ParseSearch(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	score := func(text, q string) float64 { return logbook.SearchScore(text, terms(q)) }
+	if s := score("nothing to see here", "refused"); s != 0 {
+		t.Errorf("no match scores %v, want 0", s)
+	}
+	filler := strings.Repeat("and more words besides ", 20)
+	for _, tc := range []struct{ name, better, worse, q string }{
+		{"more often", "refused, refused: connection refused", "connection refused", "refused"},
+		{"in less text", "connection refused", "connection refused " + filler, "refused"},
+		{"the words together", "the login test failed with a timeout " + filler, "the login page " + filler + " the test failed", "login test"},
+		{"a whole word counts", "call parseConfigFile and parseConfig", "call parseConfig", "parseconfig*"},
+	} {
+		if b, w := score(tc.better, tc.q), score(tc.worse, tc.q); b <= w {
+			t.Errorf("%s: %q scores %v, not above %q (%v)", tc.name, tc.better, b, tc.worse, w)
+		}
 	}
 }

@@ -69,7 +69,7 @@ Pending and running plan steps close (done on success, skipped otherwise), your 
 The session then takes no more entries. Returns the session.`}, completeTask)
 
 	add(s, ts, &sdk.Tool{Name: "search", Title: "Search every transcript", Annotations: readOnly(), Description: `Has anyone tried this before? Search every transcript of the project (prompts, messages, tool calls and their results, notes, summaries) and its sessions' titles, goals and results, before you start work.
-q holds words that must all be found, in any order: an error message, a file path, a function name, a host; a phrase in double quotes is found as written; a word of three letters or more also finds longer ones (migrat finds migration). Chinese, Japanese and Korean text is found by any run of its characters.
+q holds words that must all be found, in any order: an error message, a file path, a function name, a host; a phrase in double quotes is found as written; a word ending in * also finds longer ones (migrat* finds migration). Chinese, Japanese and Korean text is found by any run of its characters.
 Returns {results, next_cursor, ranked, more}, best first: each result names the session (session_id, title, actor, outcome) and the entry (seq; 0 for the session's own title, goal or result, named in field), with a snippet of the text around the match, matched words marked. Read a whole session with get_session.`}, searchTranscripts)
 
 	add(s, ts, &sdk.Tool{Name: "list_sessions", Title: "List sessions", Annotations: readOnly(), Description: `List a project's sessions, most recently seen first, with their outcome, blocker and counters.

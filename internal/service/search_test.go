@@ -127,8 +127,8 @@ func testSearchBackfill(t *testing.T, b *bundle) {
 	}
 	page, err = b.svc.Search(b.ctx, b.bob, service.SearchParams{Query: "cluster", Limit: 5})
 	must(t, err)
-	if page.Ranked != 1001 || !page.More || len(page.Results) != 5 || page.Indexing {
-		t.Errorf("after the backfill: ranked %d, more %v, %d results, indexing %v; want the 1,000 newest entries and the session ranked",
-			page.Ranked, page.More, len(page.Results), page.Indexing)
+	if page.Ranked != logbook.SearchCandidates+1 || !page.More || len(page.Results) != 5 || page.Indexing {
+		t.Errorf("after the backfill: ranked %d, more %v, %d results, indexing %v; want the %d newest entries and the session ranked",
+			page.Ranked, page.More, len(page.Results), page.Indexing, logbook.SearchCandidates)
 	}
 }

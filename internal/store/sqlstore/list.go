@@ -61,7 +61,7 @@ func sortExpr(sort logbook.SessionSort, now string) string {
 }
 
 func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([]logbook.Session, error) {
-	stmt, args, err := sessionListSQL(e.d, p)
+	stmt, args, err := e.sessionListSQL(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -83,15 +83,16 @@ func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([
 	return sessions, e.interpretError(rows.Err(), "listing sessions")
 }
 
-// sessionListSQL builds the one statement a page of sessions takes.
-func sessionListSQL(d Dialect, p store.SessionListParams) (string, []any, error) {
+// sessionListSQL builds the one statement a page of sessions takes. With
+// a search (Filter.Query), it first asks how many sessions match it.
+func (e executor) sessionListSQL(ctx context.Context, p store.SessionListParams) (string, []any, error) {
 	q := &query{}
 	now := q.arg(micros(p.Now))
 	project := q.arg(p.Project)
 	q.and("s.project = " + project)
 	filterSessions(q, p.Filter, project, now, p.IdleBefore)
 	if p.Filter.Query != "" {
-		cond, err := d.sessionQueryCondition(q, p.Project, p.Filter.Query)
+		cond, err := e.sessionQueryCondition(ctx, q, p.Project, p.Filter.Query)
 		if err != nil {
 			return "", nil, err
 		}
@@ -117,7 +118,7 @@ func sessionListSQL(d Dialect, p store.SessionListParams) (string, []any, error)
 // sessions, for BENCHMARKS.md and for checking that each filter stays an
 // index scan.
 func (s *Store) ExplainSessionList(ctx context.Context, p store.SessionListParams) (string, error) {
-	stmt, args, err := sessionListSQL(s.d, p)
+	stmt, args, err := s.sessionListSQL(ctx, p)
 	if err != nil {
 		return "", err
 	}

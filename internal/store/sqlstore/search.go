@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,11 +22,18 @@ import (
 // foreign keys). logbook cuts the words (logbook.SearchWords); the engine
 // keeps and searches them with its own machinery, as its SearchIndex says.
 //
-// Besides the words of its text, a document holds meta words: one for its
-// project, actor, harness, and for an entry its kind and tool. A search
-// asks for the meta words of its project and filters, so the index itself
-// narrows a search to them; the rows are checked against the filters too,
-// so a meta word standing for two values (a hash clash) changes nothing.
+// Every word of a document starts with its project's tag (projectTag):
+// "3f9a0c1e" + "login". A project's searches thus read the project's own
+// words only, whatever else the index holds, and no condition on the
+// project joins them. Besides its words, a document holds meta words for
+// its actor and harness and, for an entry, its kind and tool, which a
+// search with those filters asks for, so the index narrows to them too.
+// The rows a search answers are read back and checked against the
+// project, so a tag standing for two projects (a hash clash) changes
+// nothing.
+//
+// The engines find the newest documents that match; ranking them is
+// logbook.SearchScore's, on the text of each, the same on both engines.
 
 // SearchIndex is how an engine keeps the search index: FTS5 (SQLite) or
 // TSVector (PostgreSQL). Both hold the same words.
@@ -34,15 +42,20 @@ type SearchIndex interface {
 	writeEntries(ctx context.Context, e executor, docs []entryDoc, mode writeMode) error
 	// writeSession stores (or replaces) a session's document.
 	writeSession(ctx context.Context, e executor, sessionID string, d searchDoc, backfill bool) error
-	// entryCandidates is a query of (entry id, score) rows: the entries
-	// whose documents match m and that pass where (on entries e and
-	// sessions s), newest first, at most limit (a placeholder).
-	entryCandidates(q *query, m searchMatch, where, limit string) string
-	// sessionCandidates is the same for sessions: (session id, score).
-	sessionCandidates(q *query, m searchMatch, where, limit string) string
+	// entryCandidates is a query of columns (of entries e, and of
+	// sessions s when join says so) of the entries whose documents match
+	// m and that pass where, newest first, at most limit (a placeholder).
+	entryCandidates(q *query, m searchMatch, columns string, join bool, where, limit string) string
+	// sessionCandidates is the same for sessions s.
+	sessionCandidates(q *query, m searchMatch, columns, where, limit string) string
 	// sessionsMatching is a condition on the session s: its document
-	// matches m.
+	// matches m, answered by reading every matching session first.
 	sessionsMatching(q *query, m searchMatch) string
+	// sessionMatches is the same condition, checked for each session s.
+	sessionMatches(q *query, m searchMatch) string
+	// sessionsCount is a query of how many sessions' documents match m,
+	// up to limit (a placeholder).
+	sessionsCount(q *query, m searchMatch, limit string) string
 	// clear empties the index.
 	clear(ctx context.Context, e executor) error
 }
@@ -61,7 +74,8 @@ const (
 )
 
 // searchDoc is a document: its words in order (positions), then the
-// words found only whole, and its meta words.
+// words found only whole, each after its project's tag; and its meta
+// words.
 type searchDoc struct {
 	words []string
 	meta  []string
@@ -73,53 +87,69 @@ type entryDoc struct {
 	doc searchDoc
 }
 
-// searchMatch is what a search asks of documents: every term, and every
-// meta word.
+// searchMatch is what a search asks of documents: every term, its words
+// after the project's tag, and every meta word.
 type searchMatch struct {
+	tag   string
 	terms []logbook.SearchTerm
 	meta  []string
 }
 
-// metaWord stands for a value of a field (project, actor, harness, kind,
-// tool) in the index: the field's initial, a 0, and 16 hex digits of a
-// hash of both. logbook.SearchWords never makes a word of a letter and a
-// digit side by side but whole identifiers (extra), which a text would
-// have to hold exactly, and rows are checked anyway.
+// projectTag is what every word of a project's documents starts with: 8
+// hex digits of a hash of the project's name. logbook's words are
+// lowercase letters and digits, so tag and word read as one word to both
+// engines, and a prefix of a word is a prefix of the tagged word.
+func projectTag(project string) string {
+	sum := sha256.Sum256([]byte("project\x00" + project))
+	return hex.EncodeToString(sum[:4])
+}
+
+// metaWord stands for a value of a field (actor, harness, kind, tool) in
+// the index: the field's initial, a 0, and 16 hex digits of a hash of
+// both. A meta word has a column of its own (FTS5) or no position
+// (PostgreSQL), and no word of a text starts with a letter and a 0 and
+// goes on in hex but by chance; rows are checked anyway.
 func metaWord(field, value string) string {
 	sum := sha256.Sum256([]byte(field + "\x00" + value))
 	return field[:1] + "0" + hex.EncodeToString(sum[:8])
 }
 
-// newDoc cuts text into a document with the given meta words.
-func newDoc(text string, meta ...string) searchDoc {
+// docContext is what a session gives each of its documents: its project's
+// tag and its meta words.
+type docContext struct {
+	tag  string
+	meta []string
+}
+
+func sessionContext(project, actor, harness string) docContext {
+	return docContext{tag: projectTag(project), meta: []string{metaWord("actor", actor), metaWord("harness", harness)}}
+}
+
+// newDoc cuts text into a document of a session's, with more meta words.
+func newDoc(text string, c docContext, meta ...string) searchDoc {
 	words, extra := logbook.SearchWords(text)
-	d := searchDoc{words: make([]string, 0, len(words)+len(extra)), meta: meta}
+	d := searchDoc{words: make([]string, 0, len(words)+len(extra)), meta: append(slices.Clip(c.meta), meta...)}
 	for _, w := range words {
-		d.words = append(d.words, w.Word)
+		d.words = append(d.words, c.tag+w.Word)
 	}
 	for _, w := range extra {
-		d.words = append(d.words, w.Word)
+		d.words = append(d.words, c.tag+w.Word)
 	}
 	return d
 }
 
-// sessionMeta is the meta words every document of a session holds.
-func sessionMeta(project, actor, harness string) []string {
-	return []string{metaWord("project", project), metaWord("actor", actor), metaWord("harness", harness)}
-}
-
 // sessionDoc is a session's document.
 func sessionDoc(s *logbook.Session) searchDoc {
-	return newDoc(logbook.SessionSearchText(*s), sessionMeta(s.Project, s.Actor, s.Harness)...)
+	return newDoc(logbook.SessionSearchText(*s), sessionContext(s.Project, s.Actor, s.Harness))
 }
 
-// entryDocOf is an entry's document; meta is its session's.
-func entryDocOf(en *logbook.Entry, meta []string) searchDoc {
-	m := append(slices.Clip(meta), metaWord("kind", string(en.Kind)))
+// entryDocOf is an entry's document in its session's context.
+func entryDocOf(en *logbook.Entry, c docContext) searchDoc {
+	meta := []string{metaWord("kind", string(en.Kind))}
 	if en.Tool != "" {
-		m = append(m, metaWord("tool", en.Tool))
+		meta = append(meta, metaWord("tool", en.Tool))
 	}
-	return newDoc(logbook.EntrySearchText(*en), m...)
+	return newDoc(logbook.EntrySearchText(*en), c, meta...)
 }
 
 // searchChanged reports whether an update changes what a session's
@@ -136,7 +166,7 @@ func (e executor) indexSession(ctx context.Context, s *logbook.Session) error {
 // indexEntries writes the documents of entries just inserted, whose ids
 // are given by session and seq.
 func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids map[entryKey]int64, mode writeMode) error {
-	metas := map[string][]string{}
+	contexts := map[string]docContext{}
 	docs := make([]entryDoc, 0, len(ids))
 	for i := range entries {
 		en := &entries[i]
@@ -144,15 +174,15 @@ func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids
 		if !ok {
 			continue // skipped: its key was there already
 		}
-		meta, ok := metas[en.SessionID]
+		c, ok := contexts[en.SessionID]
 		if !ok {
 			var err error
-			if meta, err = e.sessionSearchMeta(ctx, en.SessionID); err != nil {
+			if c, err = e.sessionDocContext(ctx, en.SessionID); err != nil {
 				return err
 			}
-			metas[en.SessionID] = meta
+			contexts[en.SessionID] = c
 		}
-		docs = append(docs, entryDoc{id, entryDocOf(en, meta)})
+		docs = append(docs, entryDoc{id, entryDocOf(en, c)})
 	}
 	if len(docs) == 0 {
 		return nil
@@ -166,39 +196,34 @@ type entryKey struct {
 	seq     int64
 }
 
-// sessionSearchMeta reads the meta words of a session's documents.
-func (e executor) sessionSearchMeta(ctx context.Context, id string) ([]string, error) {
+// sessionDocContext reads what a session gives its entries' documents.
+func (e executor) sessionDocContext(ctx context.Context, id string) (docContext, error) {
 	if s, ok := e.txRows.get(id); ok {
-		return sessionMeta(s.Project, s.Actor, s.Harness), nil
+		return sessionContext(s.Project, s.Actor, s.Harness), nil
 	}
 	var project, actor, harness string
 	err := e.queryRow(ctx, `SELECT project, actor, harness FROM sessions WHERE id = $1`, id).Scan(&project, &actor, &harness)
 	if err != nil {
-		return nil, e.interpretError(err, "reading the session of entries to index")
+		return docContext{}, e.interpretError(err, "reading the session of entries to index")
 	}
-	return sessionMeta(project, actor, harness), nil
+	return sessionContext(project, actor, harness), nil
 }
 
-// Search finds what matches a query; see store.Executor.
+// Search finds what matches a query; see store.Executor. The engine finds
+// the newest matching documents (their text clipped to
+// logbook.MaxSearchScored), logbook.SearchScore ranks them, and the rows
+// of the page asked for are read whole.
 func (e executor) Search(ctx context.Context, p store.SearchParams) (store.SearchResult, error) {
 	terms, err := logbook.ParseSearch(p.Query)
 	if err != nil {
 		return store.SearchResult{}, err
 	}
 	f := p.Filter
-	meta := []string{metaWord("project", p.Project)}
-	cond := &query{}
-	cond.and("s.project = " + cond.arg(p.Project))
-	for _, eq := range []struct{ field, column, value string }{
-		{"actor", "s.actor", f.Actor}, {"harness", "s.harness", f.Harness},
-	} {
+	m := searchMatch{tag: projectTag(p.Project), terms: terms}
+	for _, eq := range []struct{ field, value string }{{"actor", f.Actor}, {"harness", f.Harness}} {
 		if eq.value != "" {
-			meta = append(meta, metaWord(eq.field, eq.value))
-			cond.and(eq.column + " = " + cond.arg(eq.value))
+			m.meta = append(m.meta, metaWord(eq.field, eq.value))
 		}
-	}
-	if f.Outcome != "" {
-		cond.and("s.outcome = " + cond.arg(string(f.Outcome)))
 	}
 	type candidate struct {
 		score   float64
@@ -207,50 +232,69 @@ func (e executor) Search(ctx context.Context, p store.SearchParams) (store.Searc
 	}
 	var found []candidate
 	res := store.SearchResult{}
+	clip := func(column string) string {
+		return "SUBSTR(" + column + ", 1, " + strconv.Itoa(logbook.MaxSearchScored) + ")"
+	}
 	if f.Kind != logbook.KindSession {
-		q := &query{args: slices.Clone(cond.args), where: slices.Clone(cond.where)}
-		m := searchMatch{terms: terms, meta: slices.Clone(meta)}
+		q, em := &query{}, m
+		em.meta = slices.Clone(m.meta)
 		if f.Kind != "" {
-			m.meta = append(m.meta, metaWord("kind", string(f.Kind)))
-			q.and("e.kind = " + q.arg(string(f.Kind)))
+			em.meta = append(em.meta, metaWord("kind", string(f.Kind)))
 		}
 		if f.Tool != "" {
-			m.meta = append(m.meta, metaWord("tool", f.Tool))
-			q.and("e.tool = " + q.arg(f.Tool))
+			em.meta = append(em.meta, metaWord("tool", f.Tool))
+		}
+		q.and("e.id > 0") // so the conditions are never empty
+		if f.Outcome != "" {
+			q.and("s.outcome = " + q.arg(string(f.Outcome)))
 		}
 		if !f.Since.IsZero() {
 			q.and("e.at >= " + q.arg(micros(f.Since)))
 		}
-		stmt := e.d.Search.entryCandidates(q, m, q.whereSQL(), q.arg(p.Candidates))
+		stmt := e.d.Search.entryCandidates(q, em, "e.id, e.kind, "+clip("e.text")+", e.tool, "+clip("e.payload"),
+			f.Outcome != "", q.whereSQL(), q.arg(p.Candidates))
 		n, err := e.scanCandidates(ctx, stmt, q.args, func(rows *sql.Rows) error {
 			var c candidate
-			err := rows.Scan(&c.entry, &c.score)
+			var en logbook.Entry
+			var payload sql.NullString
+			if err := rows.Scan(&c.entry, &en.Kind, &en.Text, &en.Tool, &payload); err != nil {
+				return err
+			}
+			en.Payload = json.RawMessage(payload.String)
+			c.score = logbook.SearchScore(logbook.EntrySearchText(en), terms)
 			found = append(found, c)
-			return err
+			return nil
 		})
 		if err != nil {
 			return res, err
 		}
 		res.Capped = n >= p.Candidates
 	}
-	if f.Kind == "" || f.Kind == logbook.KindSession {
-		if f.Tool == "" {
-			q := &query{args: slices.Clone(cond.args), where: slices.Clone(cond.where)}
-			if !f.Since.IsZero() {
-				q.and("s.last_seen_at >= " + q.arg(micros(f.Since)))
-			}
-			stmt := e.d.Search.sessionCandidates(q, searchMatch{terms: terms, meta: meta}, q.whereSQL(), q.arg(p.Candidates))
-			n, err := e.scanCandidates(ctx, stmt, q.args, func(rows *sql.Rows) error {
-				var c candidate
-				err := rows.Scan(&c.session, &c.score)
-				found = append(found, c)
-				return err
-			})
-			if err != nil {
-				return res, err
-			}
-			res.Capped = res.Capped || n >= p.Candidates
+	if (f.Kind == "" || f.Kind == logbook.KindSession) && f.Tool == "" {
+		q := &query{}
+		q.and("s.id <> ''") // so the conditions are never empty
+		if f.Outcome != "" {
+			q.and("s.outcome = " + q.arg(string(f.Outcome)))
 		}
+		if !f.Since.IsZero() {
+			q.and("s.last_seen_at >= " + q.arg(micros(f.Since)))
+		}
+		stmt := e.d.Search.sessionCandidates(q, m, "s.id, s.title, s.goal, s.result", q.whereSQL(), q.arg(p.Candidates))
+		n, err := e.scanCandidates(ctx, stmt, q.args, func(rows *sql.Rows) error {
+			var c candidate
+			var s logbook.Session
+			if err := rows.Scan(&c.session, &s.Title, &s.Goal, &s.Result); err != nil {
+				return err
+			}
+			// A session's own words say what it was about: they weigh twice.
+			c.score = 2 * logbook.SearchScore(logbook.SessionSearchText(s), terms)
+			found = append(found, c)
+			return nil
+		})
+		if err != nil {
+			return res, err
+		}
+		res.Capped = res.Capped || n >= p.Candidates
 	}
 	// Best first; among equals, entries newest first, then sessions.
 	slices.SortStableFunc(found, func(a, b candidate) int {
@@ -289,14 +333,15 @@ func (e executor) Search(ctx context.Context, p store.SearchParams) (store.Searc
 		if c.session == "" {
 			en, ok := entries[c.entry]
 			if !ok {
-				continue // deleted since it was ranked
+				continue // deleted since it was found
 			}
 			hit.Entry = &en
 			c.session = en.SessionID
 		}
 		s, ok := sessions[c.session]
-		if !ok {
-			continue
+		if !ok || s.Project != p.Project || f.Actor != "" && s.Actor != f.Actor || f.Harness != "" && s.Harness != f.Harness ||
+			hit.Entry != nil && (f.Kind != "" && hit.Entry.Kind != f.Kind || f.Tool != "" && hit.Entry.Tool != f.Tool) {
+			continue // a hash clash of the project's tag or a meta word
 		}
 		hit.Session = s
 		res.Hits = append(res.Hits, hit)
@@ -370,14 +415,32 @@ func (e executor) sessionsByID(ctx context.Context, ids []string) (map[string]lo
 	return out, err
 }
 
+// denseSessions is how many sessions a list's search must match for the
+// list to check each session it walks rather than start from those that
+// match. Below it, the matching sessions are few enough to read all of
+// them first (a few milliseconds); from it on, they are common enough
+// that walking the list in its order meets a page of them soon (among
+// 100,000 sessions, a page of 50 within about 1,000).
+const denseSessions = 5000
+
 // sessionQueryCondition is the condition a list's q puts on sessions: its
-// document matches the search, in the project.
-func (d Dialect) sessionQueryCondition(q *query, project, search string) (string, error) {
+// document matches the search. It counts the project's matching sessions
+// up to denseSessions to choose how the list finds them.
+func (e executor) sessionQueryCondition(ctx context.Context, q *query, project, search string) (string, error) {
 	terms, err := logbook.ParseSearch(search)
 	if err != nil {
 		return "", err
 	}
-	return d.Search.sessionsMatching(q, searchMatch{terms: terms, meta: []string{metaWord("project", project)}}), nil
+	m := searchMatch{tag: projectTag(project), terms: terms}
+	count := &query{}
+	var n int
+	if err := e.queryRow(ctx, e.d.Search.sessionsCount(count, m, count.arg(denseSessions)), count.args...).Scan(&n); err != nil {
+		return "", e.interpretError(err, "counting the sessions a search matches")
+	}
+	if n >= denseSessions {
+		return e.d.Search.sessionMatches(q, m), nil
+	}
+	return e.d.Search.sessionsMatching(q, m), nil
 }
 
 // The backfill: what was written before the index was made.
@@ -525,35 +588,46 @@ func (fts5Index) writeSession(ctx context.Context, e executor, sessionID string,
 	return e.interpretError(err, "indexing session")
 }
 
-// ftsMatch writes m as an FTS5 query: {meta}: (every meta word) AND
-// {body}: (every term), a term a phrase of its words, "*" after a prefix.
+// ftsMatch writes m as an FTS5 query: {body}: (every term) AND {meta}:
+// (every meta word), a term a phrase of its tagged words, "*" after a
+// prefix.
 func ftsMatch(m searchMatch) string {
 	quote := func(w string) string { return `"` + strings.ReplaceAll(w, `"`, `""`) + `"` }
-	var meta, body []string
-	for _, w := range m.meta {
-		meta = append(meta, quote(w))
-	}
+	var body, meta []string
 	for _, t := range m.terms {
-		phrase := quote(strings.Join(t.Words, " "))
+		words := make([]string, len(t.Words))
+		for i, w := range t.Words {
+			words[i] = m.tag + w
+		}
+		phrase := quote(strings.Join(words, " "))
 		if t.Prefix {
 			phrase += " *"
 		}
 		body = append(body, phrase)
 	}
-	return "{meta} : (" + strings.Join(meta, " AND ") + ") AND {body} : (" + strings.Join(body, " AND ") + ")"
+	match := "{body} : (" + strings.Join(body, " AND ") + ")"
+	for _, w := range m.meta {
+		meta = append(meta, quote(w))
+	}
+	if len(meta) > 0 {
+		match += " AND {meta} : (" + strings.Join(meta, " AND ") + ")"
+	}
+	return match
 }
 
-func (fts5Index) entryCandidates(q *query, m searchMatch, where, limit string) string {
-	// bm25 weighs the body alone; it is lower for a better match.
-	return `SELECT x.rowid, -bm25(search, 1.0, 0.0) FROM search x
-		JOIN entries e ON e.id = x.rowid JOIN sessions s ON s.id = e.session_id
+func (fts5Index) entryCandidates(q *query, m searchMatch, columns string, join bool, where, limit string) string {
+	sessions := ""
+	if join {
+		sessions = " JOIN sessions s ON s.id = e.session_id"
+	}
+	return `SELECT ` + columns + ` FROM search x JOIN entries e ON e.id = x.rowid` + sessions + `
 		WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND x.rowid > 0 AND ` + where + `
 		ORDER BY x.rowid DESC LIMIT ` + limit
 }
 
-func (fts5Index) sessionCandidates(q *query, m searchMatch, where, limit string) string {
-	// Sessions' rowids are negative, the newest the lowest.
-	return `SELECT d.session_id, -bm25(search, 1.0, 0.0) FROM search x
+func (fts5Index) sessionCandidates(q *query, m searchMatch, columns, where, limit string) string {
+	// Sessions' rowids are negative, the newest document the lowest.
+	return `SELECT ` + columns + ` FROM search x
 		JOIN session_docs d ON d.id = -x.rowid JOIN sessions s ON s.id = d.session_id
 		WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND x.rowid < 0 AND ` + where + `
 		ORDER BY x.rowid LIMIT ` + limit
@@ -562,6 +636,17 @@ func (fts5Index) sessionCandidates(q *query, m searchMatch, where, limit string)
 func (fts5Index) sessionsMatching(q *query, m searchMatch) string {
 	return `s.id IN (SELECT d.session_id FROM search x JOIN session_docs d ON d.id = -x.rowid
 		WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND x.rowid < 0)`
+}
+
+func (fts5Index) sessionMatches(q *query, m searchMatch) string {
+	// CROSS JOIN keeps session_docs first: the index is then asked about
+	// one rowid, not for every match.
+	return `EXISTS (SELECT 1 FROM session_docs d CROSS JOIN search x
+		WHERE d.session_id = s.id AND x.rowid = -d.id AND search MATCH ` + q.arg(ftsMatch(m)) + `)`
+}
+
+func (fts5Index) sessionsCount(q *query, m searchMatch, limit string) string {
+	return `SELECT COUNT(*) FROM (SELECT 1 FROM search WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND rowid < 0 LIMIT ` + limit + `) AS found`
 }
 
 func (fts5Index) clear(ctx context.Context, e executor) error {
@@ -623,22 +708,22 @@ func tsLexeme(w string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(w) + "'"
 }
 
-// tsQuery writes m as a tsquery: every meta word & every term, a term its
-// words joined by <-> (side by side), ":*" after a prefix.
+// tsQuery writes m as a tsquery: every term & every meta word, a term
+// its tagged words joined by <-> (side by side), ":*" after a prefix.
 func tsQuery(m searchMatch) string {
 	var parts []string
-	for _, w := range m.meta {
-		parts = append(parts, tsLexeme(w))
-	}
 	for _, t := range m.terms {
 		words := make([]string, len(t.Words))
 		for i, w := range t.Words {
-			words[i] = tsLexeme(w)
+			words[i] = tsLexeme(m.tag + w)
 		}
 		if t.Prefix {
 			words[len(words)-1] += ":*"
 		}
 		parts = append(parts, "("+strings.Join(words, " <-> ")+")")
+	}
+	for _, w := range m.meta {
+		parts = append(parts, tsLexeme(w))
 	}
 	return strings.Join(parts, " & ")
 }
@@ -681,24 +766,32 @@ func (tsvectorIndex) writeSession(ctx context.Context, e executor, sessionID str
 	return e.interpretError(err, "indexing session")
 }
 
-func (tsvectorIndex) entryCandidates(q *query, m searchMatch, where, limit string) string {
-	match := q.arg(tsQuery(m)) + "::tsquery"
-	return `SELECT d.entry_id, ts_rank(d.doc, ` + match + `) FROM entry_docs d
-		JOIN entries e ON e.id = d.entry_id JOIN sessions s ON s.id = e.session_id
-		WHERE d.doc @@ ` + match + ` AND ` + where + `
+func (tsvectorIndex) entryCandidates(q *query, m searchMatch, columns string, join bool, where, limit string) string {
+	sessions := ""
+	if join {
+		sessions = " JOIN sessions s ON s.id = e.session_id"
+	}
+	return `SELECT ` + columns + ` FROM entry_docs d JOIN entries e ON e.id = d.entry_id` + sessions + `
+		WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery AND ` + where + `
 		ORDER BY d.entry_id DESC LIMIT ` + limit
 }
 
-func (tsvectorIndex) sessionCandidates(q *query, m searchMatch, where, limit string) string {
-	match := q.arg(tsQuery(m)) + "::tsquery"
-	return `SELECT d.session_id, ts_rank(d.doc, ` + match + `) FROM session_docs d
-		JOIN sessions s ON s.id = d.session_id
-		WHERE d.doc @@ ` + match + ` AND ` + where + `
+func (tsvectorIndex) sessionCandidates(q *query, m searchMatch, columns, where, limit string) string {
+	return `SELECT ` + columns + ` FROM session_docs d JOIN sessions s ON s.id = d.session_id
+		WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery AND ` + where + `
 		ORDER BY s.started_at DESC, s.id DESC LIMIT ` + limit
 }
 
 func (tsvectorIndex) sessionsMatching(q *query, m searchMatch) string {
 	return `s.id IN (SELECT d.session_id FROM session_docs d WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery)`
+}
+
+func (tsvectorIndex) sessionMatches(q *query, m searchMatch) string {
+	return `EXISTS (SELECT 1 FROM session_docs d WHERE d.session_id = s.id AND d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery)`
+}
+
+func (tsvectorIndex) sessionsCount(q *query, m searchMatch, limit string) string {
+	return `SELECT COUNT(*) FROM (SELECT 1 FROM session_docs WHERE doc @@ ` + q.arg(tsQuery(m)) + `::tsquery LIMIT ` + limit + `) AS found`
 }
 
 func (tsvectorIndex) clear(ctx context.Context, e executor) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,7 +119,8 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 			{"internal/store", []string{"login:2"}},
 			{"TestLogin", []string{"login:2"}},
 			{"127.0.0.1:5432", []string{"login:3"}},
-			{"migrat", []string{"login:4"}},
+			{"migrat*", []string{"login:4"}},
+			{"migrat", nil},
 			{"Bash", []string{"login:2", "login:3"}},
 			{"数据库", []string{"db:0", "db:1"}},
 			{"数据", []string{"db:0", "db:1"}},
@@ -265,7 +267,7 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 				Limit: 10, Now: base.Add(24 * time.Hour), IdleBefore: base})
 		}
 		for q, want := range map[string][]logbook.Session{
-			"flaky LOGIN": {f.login}, "数据库": {f.db}, "refused": nil, "elsewhere": nil, "fix flak": {f.login},
+			"flaky LOGIN": {f.login}, "数据库": {f.db}, "refused": nil, "elsewhere": nil, "fix flak*": {f.login}, "fix flak": nil,
 		} {
 			got, err := list(q)
 			must(t, err)
@@ -275,6 +277,58 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 		}
 		if _, err := list("-- !"); !errors.Is(err, logbook.ErrInvalid) {
 			t.Errorf("list q without a word: %v, want ErrInvalid", err)
+		}
+	})
+
+	t.Run("ListQueryOfACommonWord", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		// More sessions match than a list reads first (5,000): it checks
+		// the sessions it walks instead, with the same answer.
+		tx, err := st.Begin(ctx)
+		must(t, err)
+		const n = 5100
+		for i := range n {
+			started := base.Add(time.Duration(i) * time.Second)
+			goal := "Rotate the certificates"
+			if i%2 == 1 {
+				goal = "Upgrade the database"
+			}
+			s := logbook.Session{ID: logbook.NewID(started), Project: "p", Actor: []string{"alice", "bob"}[i%4/2], Harness: "h",
+				Status: logbook.StatusActive, StartedAt: started, LastSeenAt: started, Goal: goal}
+			s.DeriveTitle()
+			_, err := tx.SessionInsert(ctx, &s)
+			must(t, err)
+		}
+		must(t, tx.Commit())
+		for _, tc := range []struct {
+			q, actor string
+			want     int
+		}{{"the", "", n}, {"upgrade the", "", n / 2}, {"the database", "bob", n / 4}, {"certificates", "bob", n / 4}} {
+			var got []logbook.Session
+			var after *store.SessionCursor
+			for {
+				page, err := st.SessionList(ctx, store.SessionListParams{Project: "p", Filter: logbook.SessionFilter{Query: tc.q, Actor: tc.actor},
+					Limit: 1000, Now: base.Add(24 * time.Hour), IdleBefore: base, After: after})
+				must(t, err)
+				got = append(got, page...)
+				if len(page) < 1000 {
+					break
+				}
+				last := page[len(page)-1]
+				after = &store.SessionCursor{Value: last.LastSeenAt.UnixMicro(), ID: last.ID}
+			}
+			if len(got) != tc.want {
+				t.Errorf("list q=%q actor=%q: %d sessions, want %d", tc.q, tc.actor, len(got), tc.want)
+			}
+			for _, s := range got {
+				words := strings.Fields(strings.ToLower(s.Goal))
+				for _, w := range strings.Fields(tc.q) {
+					if !slices.Contains(words, w) {
+						t.Fatalf("list q=%q listed %q", tc.q, s.Goal)
+					}
+				}
+			}
 		}
 	})
 
