@@ -134,8 +134,9 @@ func releaseClaims(ctx context.Context, tx *work, sess *logbook.Session, now tim
 	return err
 }
 
-// BusiestFiles lists the project's most touched files since a time (default
-// 7 days), most touched first, at most limit (default 10, at most 100).
+// BusiestFiles lists the project's most touched files since the UTC day
+// of a time (default 7 days ago), most touched first, at most limit
+// (default 10, at most 100).
 func (s *Service) BusiestFiles(ctx context.Context, c Caller, project string, since time.Time, limit int) ([]logbook.Touch, error) {
 	project, err := c.projectFor(project)
 	if err != nil {

@@ -255,7 +255,12 @@ type Executor interface {
 	TouchUpsert(ctx context.Context, sessionID, project string, touches []logbook.Touch) error
 	// TouchList lists what a session touched, in first-touched order.
 	TouchList(ctx context.Context, sessionID string) ([]logbook.Touch, error)
-	// TouchTop lists a project's most touched files since a time.
+	// TouchTop lists a project's most touched files: those a session first
+	// touched on the UTC day of since or later (since is rounded down to
+	// its day), each with the sum of its touches and, as FirstAt, the
+	// start of the first such day; most touched first (ties by file), at
+	// most limit. It reads a rollup that TouchUpsert and deletions keep in
+	// their transactions, so its time does not grow with the touches.
 	TouchTop(ctx context.Context, project string, since time.Time, limit int) ([]logbook.Touch, error)
 	// LinkSet replaces a session's attached links with attached and adds
 	// named ones (named links are never removed).

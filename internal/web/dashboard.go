@@ -11,9 +11,9 @@ import (
 
 // What the dashboard shows.
 const (
-	chartDays   = 14                 // days of outcomes
-	filesWindow = 7 * 24 * time.Hour // how far back the busiest files look
-	activeShown = 12                 // active sessions listed
+	chartDays   = 14 // days of outcomes
+	filesDays   = 7  // days of the busiest files
+	activeShown = 12 // active sessions listed
 )
 
 // dashboardPage is the data of the dashboard view.
@@ -96,7 +96,8 @@ func (h *handler) fillCharts(ctx context.Context, v viewer, data *dashboardPage)
 	data.Blockers = blockerChart(blockers, func(b string) string {
 		return v.projectURL("/sessions", with(nil, "blocker", b, "since", days[0].Day.Format(time.DateOnly)))
 	})
-	files, err := h.svc.BusiestFiles(ctx, v.Caller, v.Project, time.Now().Add(-filesWindow), 10)
+	// The last filesDays UTC days, today's included, as the charts count days.
+	files, err := h.svc.BusiestFiles(ctx, v.Caller, v.Project, days[len(days)-filesDays].Day, 10)
 	if err != nil {
 		return err
 	}

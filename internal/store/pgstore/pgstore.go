@@ -84,10 +84,10 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		// that run side by side add to different rollup rows unless their
 		// connections' process ids agree modulo 16.
 		StatsShardSQL: `pg_backend_pid() % 16`,
-		// SHARE mode lets sessions be read and locked FOR UPDATE, not
-		// changed. Waiting for it holds back the writers queued behind, so
-		// the backfill waits at most 200 ms and tries again later.
-		StatsBackfillLockSQL: []string{`SET LOCAL lock_timeout = '200ms'`, `LOCK TABLE sessions IN SHARE MODE`},
+		// SHARE mode lets sessions and touches be read and locked FOR
+		// UPDATE, not changed. Waiting for it holds back the writers queued
+		// behind, so the backfill waits at most 200 ms and tries again later.
+		StatsBackfillLockSQL: []string{`SET LOCAL lock_timeout = '200ms'`, `LOCK TABLE sessions, touches IN SHARE MODE`},
 		IsLockTimeout:        isLockTimeout,
 		// tsvector columns with GIN indexes, holding the words logbook
 		// makes (migration 0015).

@@ -166,7 +166,14 @@ func (e executor) SessionDeleteTree(ctx context.Context, id string) (deleted map
 		e.txRows.forget(sid)
 	}
 	deleted = map[string]int64{}
-	for _, table := range []string{"entries", "plan_steps", "claims", "touches", "links", "events", "task_sessions"} {
+	for _, sid := range tree {
+		n, err := e.deleteTouches(ctx, sid)
+		if err != nil {
+			return nil, err
+		}
+		deleted["touches"] += n
+	}
+	for _, table := range []string{"entries", "plan_steps", "claims", "links", "events", "task_sessions"} {
 		for _, sid := range tree {
 			res, err := e.exec(ctx, `DELETE FROM `+table+` WHERE session_id = $1`, sid)
 			if err != nil {

@@ -132,15 +132,46 @@ func (e executor) ClaimExpire(ctx context.Context, now time.Time) ([]logbook.Cla
 }
 
 func (e executor) TouchUpsert(ctx context.Context, sessionID, project string, touches []logbook.Touch) error {
+	if e.tx == nil { // the busiest files' rollup changes with the touches, in one transaction
+		return e.root.inTx(ctx, func(e executor) error { return e.TouchUpsert(ctx, sessionID, project, touches) })
+	}
 	for _, t := range touches {
-		_, err := e.exec(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES ($1, $2, $3, $4, $5, 1)
-			ON CONFLICT (session_id, kind, value) DO UPDATE SET count = touches.count + 1`,
-			sessionID, project, t.Kind, t.Value, micros(t.FirstAt))
+		// first_at is the row's: the new touch's, or the one it repeats.
+		var first int64
+		err := e.queryRow(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES ($1, $2, $3, $4, $5, 1)
+			ON CONFLICT (session_id, kind, value) DO UPDATE SET count = touches.count + 1 RETURNING first_at`,
+			sessionID, project, t.Kind, t.Value, micros(t.FirstAt)).Scan(&first)
 		if err != nil {
 			return e.interpretError(err, "recording touches")
 		}
+		if t.Kind == logbook.TouchFile {
+			e.stats.touched(sessionID, project, t.Value, first, 1)
+		}
 	}
 	return nil
+}
+
+// deleteTouches deletes a session's touches and takes its files' back out
+// of the busiest files' rollup.
+func (e executor) deleteTouches(ctx context.Context, sessionID string) (int64, error) {
+	rows, err := e.query(ctx, `DELETE FROM touches WHERE session_id = $1 RETURNING project, kind, value, first_at, count`, sessionID)
+	if err != nil {
+		return 0, e.interpretError(err, "deleting touches")
+	}
+	defer rows.Close()
+	var n int64
+	for rows.Next() {
+		var project, kind, value string
+		var first, count int64
+		if err := rows.Scan(&project, &kind, &value, &first, &count); err != nil {
+			return 0, e.interpretError(err, "deleting touches")
+		}
+		if kind == logbook.TouchFile {
+			e.stats.touched(sessionID, project, value, first, -count)
+		}
+		n++
+	}
+	return n, e.interpretError(rows.Err(), "deleting touches")
 }
 
 func (e executor) TouchList(ctx context.Context, sessionID string) ([]logbook.Touch, error) {
@@ -151,14 +182,34 @@ func (e executor) TouchList(ctx context.Context, sessionID string) ([]logbook.To
 	return collectTouches(e, rows)
 }
 
+// TouchTop adds up the busiest files' rollup (touch_stats_days): per
+// file, the days of the window on which it holds touches, the first of
+// them, and their sum.
+// Until the backfill has counted every session's touches, it adds up the
+// touches themselves.
 func (e executor) TouchTop(ctx context.Context, project string, since time.Time, limit int) ([]logbook.Touch, error) {
-	rows, err := e.query(ctx, `SELECT kind, value, MIN(first_at), SUM(count) FROM touches
-		WHERE project = $1 AND kind = 'file' AND first_at >= $2 GROUP BY kind, value ORDER BY SUM(count) DESC, value LIMIT $3`,
-		project, micros(since), limit)
+	done, _, err := e.statsBackfilled(ctx)
+	if err != nil {
+		return nil, err
+	}
+	day := floorDiv(micros(since), dayMicros)
+	query := `SELECT 'file', value, MIN(day) * 86400000000, CAST(SUM(touches) AS BIGINT) FROM (
+			SELECT value, day, SUM(touches) AS touches FROM touch_stats_days WHERE project = $1 AND day >= $2
+			GROUP BY value, day HAVING SUM(touches) <> 0) d
+		GROUP BY value ORDER BY 4 DESC, value LIMIT $3`
+	if !done {
+		query = `SELECT kind, value, MIN(first_at), SUM(count) FROM touches
+			WHERE project = $1 AND kind = 'file' AND first_at >= $2 * 86400000000 GROUP BY kind, value ORDER BY 4 DESC, value LIMIT $3`
+	}
+	rows, err := e.query(ctx, query, project, day, limit)
 	if err != nil {
 		return nil, e.interpretError(err, "listing busiest files")
 	}
-	return collectTouches(e, rows)
+	touches, err := collectTouches(e, rows)
+	for i := range touches {
+		touches[i].FirstAt = touches[i].FirstAt.Truncate(24 * time.Hour) // the day it was first touched
+	}
+	return touches, err
 }
 
 func collectTouches(e executor, rows *sql.Rows) ([]logbook.Touch, error) {

@@ -197,11 +197,33 @@ type statsDelta struct {
 	sums      statsSums
 }
 
+// touchDelta is what recording or deleting a session's touches of a file
+// adds to the busiest files' rollup (touch_stats_days).
+type touchDelta struct {
+	sessionID string
+	row       touchRow
+	count     int64
+}
+
+// touchRow keys a row of touch_stats_days: the UTC day of the first time
+// a session touched the file.
+type touchRow struct {
+	project, value string
+	day            int64
+}
+
 // txStats collects a transaction's deltas until it commits; a nil *txStats
 // (outside a transaction) collects nothing.
 type txStats struct {
-	deltas []statsDelta
-	marks  []int // len(deltas) at each open savepoint
+	deltas  []statsDelta
+	touches []touchDelta
+	marks   [][2]int // len(deltas), len(touches) at each open savepoint
+}
+
+// touched notes count more touches of a file by a session that first
+// touched it at first (microseconds).
+func (t *txStats) touched(sessionID, project, value string, first, count int64) {
+	t.touches = append(t.touches, touchDelta{sessionID, touchRow{project, value, floorDiv(first, dayMicros)}, count})
 }
 
 // change notes that a session's facts went from was to now; nil is a
@@ -222,11 +244,11 @@ func (t *txStats) change(was, now *statsFacts) {
 	}
 }
 
-func (t *txStats) savepoint() { t.marks = append(t.marks, len(t.deltas)) }
+func (t *txStats) savepoint() { t.marks = append(t.marks, [2]int{len(t.deltas), len(t.touches)}) }
 
 func (t *txStats) rollbackToSavepoint() {
 	if n := len(t.marks); n > 0 {
-		t.deltas = t.deltas[:t.marks[n-1]]
+		t.deltas, t.touches = t.deltas[:t.marks[n-1][0]], t.touches[:t.marks[n-1][1]]
 	}
 }
 
@@ -257,7 +279,7 @@ type quarterRow struct {
 // that two transactions on PostgreSQL lock the rows they share in the same
 // order and never wait for each other in a circle.
 func (e executor) flushStats(ctx context.Context) error {
-	if e.stats == nil || len(e.stats.deltas) == 0 {
+	if e.stats == nil || len(e.stats.deltas)+len(e.stats.touches) == 0 {
 		return nil
 	}
 	done, after, err := e.statsBackfilled(ctx)
@@ -278,50 +300,67 @@ func (e executor) flushStats(ctx context.Context) error {
 			quarters[q] = quarters[q].plus(d.sums)
 		}
 	}
-	e.stats.deltas = e.stats.deltas[:0]
-	if err := writeStatsRows(ctx, e, days, func(a, b dayRow) int {
+	touches := map[touchRow]int64{}
+	for _, d := range e.stats.touches {
+		if done || d.sessionID <= after {
+			touches[d.row] += d.count
+		}
+	}
+	e.stats.deltas, e.stats.touches = e.stats.deltas[:0], e.stats.touches[:0]
+	if err := writeRows(ctx, e, touches, func(a, b touchRow) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.day, b.day), cmp.Compare(a.value, b.value))
+	}, "touch_stats_days", "project, day, value", func(r touchRow) []any {
+		return []any{r.project, r.day, r.value}
+	}, []string{"touches"}, func(n int64) []any { return []any{n} }); err != nil {
+		return err
+	}
+	if err := writeRows(ctx, e, days, func(a, b dayRow) int {
 		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.day, b.day), cmp.Compare(a.outcome, b.outcome),
 			cmp.Compare(a.blocker, b.blocker), cmp.Compare(a.harness, b.harness), cmp.Compare(a.agent, b.agent),
 			cmp.Compare(a.actor, b.actor), cmp.Compare(a.model, b.model))
 	}, "session_stats_days", "project, day, outcome, blocker, harness, agent, actor, model", func(r dayRow) []any {
 		return []any{r.project, r.day, r.outcome, r.blocker, r.harness, r.agent, r.actor, r.model}
-	}); err != nil {
+	}, statsSumColumns, statsSums.values); err != nil {
 		return err
 	}
-	return writeStatsRows(ctx, e, quarters, func(a, b quarterRow) int {
+	return writeRows(ctx, e, quarters, func(a, b quarterRow) int {
 		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.dimension, b.dimension), cmp.Compare(a.quarter, b.quarter),
 			cmp.Compare(a.value, b.value))
 	}, "session_stats_quarters", "project, dimension, quarter, value", func(r quarterRow) []any {
 		return []any{r.project, r.dimension, r.quarter, r.value}
-	})
+	}, statsSumColumns, statsSums.values)
 }
 
-// writeStatsRows adds sums to rows of a rollup table whose key columns
-// are keyColumns (then shard), in the order of compare, in multi-row
-// upserts of the engine's chunk size.
-func writeStatsRows[K comparable](ctx context.Context, e executor, rows map[K]statsSums, compare func(a, b K) int,
-	table, keyColumns string, keyValues func(K) []any) error {
+// writeRows adds sums to rows of a rollup table whose key columns are
+// keyColumns (then shard) and whose sums are sumColumns, in the order of
+// compare, in multi-row upserts of the engine's chunk size. Rows whose
+// sums are zero are left alone.
+func writeRows[K, V comparable](ctx context.Context, e executor, rows map[K]V, compare func(a, b K) int,
+	table, keyColumns string, keyValues func(K) []any, sumColumns []string, sumValues func(V) []any) error {
+	var zero V
 	keys := make([]K, 0, len(rows))
 	for k, sums := range rows {
-		if !sums.zero() {
+		if sums != zero {
 			keys = append(keys, k)
 		}
 	}
 	slices.SortFunc(keys, compare)
 	keyCount := strings.Count(keyColumns, ",") + 1
-	columns := keyCount + 7
-	shard := e.d.StatsShardSQL
-	if shard == "" {
-		shard = "0"
+	columns := keyCount + len(sumColumns)
+	shard := cmp.Or(e.d.StatsShardSQL, "0")
+	var set strings.Builder
+	for i, c := range sumColumns {
+		if i > 0 {
+			set.WriteString(", ")
+		}
+		set.WriteString(c + " = " + table + "." + c + " + excluded." + c)
 	}
 	for start := 0; start < len(keys); start += e.d.InsertRows {
 		part := keys[start:min(start+e.d.InsertRows, len(keys))]
 		args := make([]any, 0, len(part)*columns)
 		var values strings.Builder
 		for i, k := range part {
-			s := rows[k]
-			args = append(append(args, keyValues(k)...), s.sessions, s.durationSeconds, s.inputTokens.hi, s.inputTokens.lo,
-				s.outputTokens.hi, s.outputTokens.lo, s.toolCalls)
+			args = append(append(args, keyValues(k)...), sumValues(rows[k])...)
 			if i > 0 {
 				values.WriteString(", ")
 			}
@@ -337,14 +376,7 @@ func writeStatsRows[K comparable](ctx context.Context, e executor, rows map[K]st
 			}
 			values.WriteByte(')')
 		}
-		var set strings.Builder
-		for i, c := range statsSumColumns {
-			if i > 0 {
-				set.WriteString(", ")
-			}
-			set.WriteString(c + " = " + table + "." + c + " + excluded." + c)
-		}
-		query := `INSERT INTO ` + table + ` (` + keyColumns + `, shard, ` + strings.Join(statsSumColumns, ", ") + `)
+		query := `INSERT INTO ` + table + ` (` + keyColumns + `, shard, ` + strings.Join(sumColumns, ", ") + `)
 			VALUES ` + values.String() + `
 			ON CONFLICT (` + keyColumns + `, shard) DO UPDATE SET ` + set.String()
 		if _, err := e.exec(ctx, query, args...); err != nil {
@@ -457,6 +489,11 @@ var statsSumsSQL = func() string {
 	}
 	return strings.Join(sums, ", ")
 }()
+
+// values are the sums in the order of statsSumColumns.
+func (s statsSums) values() []any {
+	return []any{s.sessions, s.durationSeconds, s.inputTokens.hi, s.inputTokens.lo, s.outputTokens.hi, s.outputTokens.lo, s.toolCalls}
+}
 
 // scanSums are where the columns of statsSumsSQL are read into.
 func (s *statsSums) scanSums() []any {
@@ -716,9 +753,16 @@ func (s *Store) StatsBackfill(ctx context.Context, limit int) (int, bool, error)
 		t.stats.change(nil, &counted[i])
 	}
 	finished := len(counted) < limit
+	last := after
 	if len(counted) > 0 {
-		after = counted[len(counted)-1].id
+		last = counted[len(counted)-1].id
 	}
+	// The files these sessions touched.
+	if err := t.countTouches(ctx, `SELECT session_id, project, value, first_at, count FROM touches
+		WHERE session_id > $1 AND session_id <= $2 AND kind = 'file'`, after, last); err != nil {
+		return 0, false, err
+	}
+	after = last
 	// The cursor moves first: the commit writes the deltas of sessions up
 	// to it (flushStats).
 	if _, err := t.exec(ctx, `UPDATE session_stats_backfill SET after_id = $1, done = $2`, after, finished); err != nil {
@@ -733,11 +777,29 @@ func (s *Store) StatsBackfill(ctx context.Context, limit int) (int, bool, error)
 	return len(counted), finished, nil
 }
 
+// countTouches adds the touches query selects to the busiest files' rollup.
+func (e executor) countTouches(ctx context.Context, query string, args ...any) error {
+	rows, err := e.query(ctx, query, args...)
+	if err != nil {
+		return e.interpretError(err, "reading touches to count")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var session, project, value string
+		var first, count int64
+		if err := rows.Scan(&session, &project, &value, &first, &count); err != nil {
+			return e.interpretError(err, "reading touches to count")
+		}
+		e.stats.touched(session, project, value, first, count)
+	}
+	return e.interpretError(rows.Err(), "reading touches to count")
+}
+
 // StatsRebuild empties the rollups for the backfill to fill again.
 func (s *Store) StatsRebuild(ctx context.Context) error {
 	s.statsDone.Store(false)
 	return s.inTx(ctx, func(e executor) error {
-		for _, stmt := range []string{`DELETE FROM session_stats_days`, `DELETE FROM session_stats_quarters`,
+		for _, stmt := range []string{`DELETE FROM session_stats_days`, `DELETE FROM session_stats_quarters`, `DELETE FROM touch_stats_days`,
 			`UPDATE session_stats_backfill SET after_id = '', done = NOT EXISTS (SELECT 1 FROM sessions)`} {
 			if _, err := e.exec(ctx, stmt); err != nil {
 				return e.interpretError(err, "emptying the statistics")

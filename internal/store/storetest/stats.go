@@ -103,6 +103,11 @@ func testStats(t *testing.T, newStore func(testing.TB) store.Store) {
 			for range 3 { // writes to counted and uncounted sessions alike
 				w.randomTx()
 			}
+			// And to the session the backfill counts last, every step.
+			all := w.allSessions(w.st)
+			last := slices.MaxFunc(all, func(a, b logbook.Session) int { return cmp.Compare(a.ID, b.ID) })
+			must(t, addTokens(w.ctx, w.st, last.ID, w.rng))
+			must(t, w.st.TouchUpsert(w.ctx, last.ID, last.Project, []logbook.Touch{{Kind: logbook.TouchFile, Value: "last.go", FirstAt: last.StartedAt}}))
 			if step%4 == 0 {
 				w.check(fmt.Sprintf("during the backfill, step %d", step))
 			}
@@ -260,7 +265,7 @@ func (w *statsWorld) randomChange(tx store.Tx) {
 	case 1:
 		started = started.Truncate(24 * time.Hour)
 	}
-	op := rng.IntN(10)
+	op := rng.IntN(11)
 	if len(sessions) < 10 {
 		op = 0
 	}
@@ -320,6 +325,14 @@ func (w *statsWorld) randomChange(tx store.Tx) {
 			_, err = tx.SessionPruneProject(w.ctx, pick(rng, "p", "q"), before, 1+rng.IntN(3))
 		}
 		must(w.t, err)
+	case 10: // files and commands touched, some again
+		s := pick(rng, sessions...)
+		var touches []logbook.Touch
+		for range 1 + rng.IntN(3) {
+			touches = append(touches, logbook.Touch{Kind: pick(rng, logbook.TouchFile, logbook.TouchFile, logbook.TouchCommand),
+				Value: pick(rng, "a.go", "b.go", "src/c.go", "README.md"), FirstAt: started})
+		}
+		must(w.t, tx.TouchUpsert(w.ctx, s.ID, s.Project, touches))
 	}
 }
 
@@ -378,6 +391,50 @@ func (w *statsWorld) check(when string) {
 	if checked == 0 || len(all) == 0 {
 		w.t.Fatalf("%s: nothing was compared", when)
 	}
+	touched := map[string][]logbook.Touch{}
+	for _, s := range all {
+		list, err := w.st.TouchList(w.ctx, s.ID)
+		must(w.t, err)
+		touched[s.Project] = append(touched[s.Project], list...)
+	}
+	for _, since := range sinces {
+		for _, project := range []string{"p", "q"} {
+			got, err := w.st.TouchTop(w.ctx, project, since, 3)
+			must(w.t, err)
+			if want := countTouches(touched[project], since, 3); !slices.Equal(got, want) {
+				w.t.Fatalf("%s: busiest files since %s, project %s:\n got %+v\nwant %+v", when, since, project, got, want)
+			}
+		}
+	}
+}
+
+// countTouches is what TouchTop must answer, counted touch by touch.
+func countTouches(touches []logbook.Touch, since time.Time, limit int) []logbook.Touch {
+	day := since.UTC().Truncate(24 * time.Hour)
+	files := map[string]*logbook.Touch{}
+	for _, t := range touches {
+		first := t.FirstAt.UTC().Truncate(24 * time.Hour)
+		if t.Kind != logbook.TouchFile || first.Before(day) {
+			continue
+		}
+		f := files[t.Value]
+		if f == nil {
+			f = &logbook.Touch{Kind: logbook.TouchFile, Value: t.Value, FirstAt: first}
+			files[t.Value] = f
+		}
+		f.Count += t.Count
+		if first.Before(f.FirstAt) {
+			f.FirstAt = first
+		}
+	}
+	out := []logbook.Touch{}
+	for _, f := range files {
+		out = append(out, *f)
+	}
+	slices.SortFunc(out, func(a, b logbook.Touch) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Value, b.Value))
+	})
+	return out[:min(limit, len(out))]
 }
 
 // countStats is what SessionStats must answer, counted session by session.
