@@ -90,7 +90,7 @@ func (p *backfillProgress) update(n, total int64) {
 	switch {
 	case p.terminal:
 		fmt.Fprintf(p.w, "\r\033[K%s: %d of %d (%d%%)", p.doing, n, total, percent)
-	case n == total || percent >= p.shown+10:
+	case percent >= p.shown+10 || (n == total && p.shown < 100):
 		p.shown = percent
 		fmt.Fprintf(p.w, "%s: %d of %d (%d%%)\n", p.doing, n, total, percent)
 	}

@@ -9,7 +9,7 @@ import (
 // statistics backfill counts. On SQLite the writer (and the one
 // connection every read shares) waits for it: BENCHMARKS.md gives its
 // time at a million sessions.
-const statsBackfillBatch = 5000
+const statsBackfillBatch = 2000
 
 // BackfillStats counts into the statistics' rollups the sessions a
 // migration left for it to count (store.Store.StatsBackfill), a batch a
