@@ -16,7 +16,7 @@ import (
 )
 
 // TestMigrateCountsStats upgrades a database written before the
-// statistics' rollups (migrations 14, 16 and 18 taken back out of it): `logbook
+// statistics' rollups (migrations 14, 16, 18 and 19 taken back out of it): `logbook
 // migrate` adds them, counts its sessions into them with progress, and
 // statistics read from them answer as before; --rebuild-stats counts again.
 func TestMigrateCountsStats(t *testing.T) {
@@ -55,7 +55,8 @@ func TestMigrateCountsStats(t *testing.T) {
 		t.Fatalf("stats before: %+v", want)
 	}
 	for _, stmt := range []string{`DROP TABLE session_stats_days`, `DROP TABLE session_stats_quarters`, `DROP TABLE session_stats_backfill`,
-		`DROP TABLE touch_stats_days`, `DROP INDEX sessions_project_active`, `DELETE FROM schema_migrations WHERE version IN (14, 16, 18)`} {
+		`DROP TABLE touch_stats_days`, `DROP TABLE session_stats_dimension_days`, `DROP INDEX sessions_project_active`,
+		`DELETE FROM schema_migrations WHERE version IN (14, 16, 18, 19)`} {
 		if _, err := st.DB().ExecContext(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}

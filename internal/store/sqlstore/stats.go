@@ -16,10 +16,12 @@ import (
 )
 
 // Session statistics are read from rollups that every write keeps, in the
-// transaction of the write (migrations 0014 and 0016 describe the tables):
+// transaction of the write (migrations 0014, 0016 and 0019 describe them):
 //
 //   - session_stats_quarters: per project, grouping (dimension) and
 //     quarter hour the session started in, its value and the sums;
+//   - session_stats_dimension_days: the same per UTC day, so that a window
+//     of whole days adds up a row per day and value;
 //   - session_stats_days: per project and UTC day, every grouping at once.
 //
 // The store, not the service, keeps them: every statement that changes a
@@ -258,19 +260,27 @@ func (t *txStats) releaseSavepoint() {
 	}
 }
 
-// dayRow and quarterRow key the rows of session_stats_days and
-// session_stats_quarters.
+// dayRow keys the rows of session_stats_days, dimensionRow those of
+// session_stats_quarters (bucket: a quarter hour) and
+// session_stats_dimension_days (bucket: a UTC day).
 type dayRow struct {
 	project                                        string
 	day                                            int64
 	outcome, blocker, harness, agent, actor, model string
 }
 
-type quarterRow struct {
+type dimensionRow struct {
 	project, dimension string
-	quarter            int64
+	bucket             int64
 	value              string
 }
+
+func compareDimensionRows(a, b dimensionRow) int {
+	return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.dimension, b.dimension), cmp.Compare(a.bucket, b.bucket),
+		cmp.Compare(a.value, b.value))
+}
+
+func dimensionKey(r dimensionRow) []any { return []any{r.project, r.dimension, r.bucket, r.value} }
 
 // flushStats writes the transaction's deltas into the rollups, added up
 // per row, just before it commits. Until the backfill has counted every
@@ -287,7 +297,7 @@ func (e executor) flushStats(ctx context.Context) error {
 		return err
 	}
 	days := map[dayRow]statsSums{}
-	quarters := map[quarterRow]statsSums{}
+	quarters, dimensionDays := map[dimensionRow]statsSums{}, map[dimensionRow]statsSums{}
 	for _, d := range e.stats.deltas {
 		if !done && d.sessionID > after {
 			continue
@@ -296,8 +306,10 @@ func (e executor) flushStats(ctx context.Context) error {
 		day := dayRow{k.project, floorDiv(k.quarter, quartersADay), k.outcome, k.blocker, k.harness, k.agent, k.actor, k.model}
 		days[day] = days[day].plus(d.sums)
 		for _, dim := range statsDimensions {
-			q := quarterRow{k.project, string(dim), k.quarter, k.value(dim)}
+			q := dimensionRow{k.project, string(dim), k.quarter, k.value(dim)}
 			quarters[q] = quarters[q].plus(d.sums)
+			q.bucket = day.day
+			dimensionDays[q] = dimensionDays[q].plus(d.sums)
 		}
 	}
 	touches := map[touchRow]int64{}
@@ -323,12 +335,12 @@ func (e executor) flushStats(ctx context.Context) error {
 	}, statsSumColumns, statsSums.values); err != nil {
 		return err
 	}
-	return writeRows(ctx, e, quarters, func(a, b quarterRow) int {
-		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.dimension, b.dimension), cmp.Compare(a.quarter, b.quarter),
-			cmp.Compare(a.value, b.value))
-	}, "session_stats_quarters", "project, dimension, quarter, value", func(r quarterRow) []any {
-		return []any{r.project, r.dimension, r.quarter, r.value}
-	}, statsSumColumns, statsSums.values)
+	if err := writeRows(ctx, e, dimensionDays, compareDimensionRows, "session_stats_dimension_days", "project, dimension, day, value",
+		dimensionKey, statsSumColumns, statsSums.values); err != nil {
+		return err
+	}
+	return writeRows(ctx, e, quarters, compareDimensionRows, "session_stats_quarters", "project, dimension, quarter, value",
+		dimensionKey, statsSumColumns, statsSums.values)
 }
 
 // writeRows adds sums to rows of a rollup table whose key columns are
@@ -501,11 +513,14 @@ func (s *statsSums) scanSums() []any {
 		&s.outputTokens.hi, &s.outputTokens.lo, &s.toolCalls}
 }
 
-// statsFromQuarters adds up session_stats_quarters for statistics by at
-// most one grouping besides the day, from the first whole quarter hour of
-// the window on, and returns the spans it leaves to the sessions: the part
-// of a quarter hour the window starts in and, by day, a quarter hour that
-// a day of the zone starts inside (none in any zone in use today).
+// statsFromQuarters adds up the rollups by grouping for statistics by at
+// most one grouping besides the day, and returns the spans it leaves to
+// the sessions: the part of a quarter hour the window starts in and, by
+// day, a quarter hour that a day of the zone starts inside (none in any
+// zone in use today). UTC days, and windows whatever their days, add up
+// session_stats_dimension_days for the whole UTC days and
+// session_stats_quarters before the first of them: a few hundred rows.
+// Days of another zone add up quarters.
 func (e executor) statsFromQuarters(ctx context.Context, project string, since, now int64, g *statsGroups) ([][2]int64, error) {
 	dimension := g.by
 	if dimension == logbook.ByDay {
@@ -516,13 +531,22 @@ func (e executor) statsFromQuarters(ctx context.Context, project string, since, 
 	if since < first*quarterMicros {
 		scans = append(scans, [2]int64{since, first * quarterMicros})
 	}
-	if g.by != logbook.ByDay && g.then != logbook.ByDay {
-		err := e.addQuarters(ctx, "0", project, dimension, first, math.MaxInt64, func(_ int64, value string, s statsSums) {
-			g.add(value, "", s)
-		})
-		return scans, err
+	byDay := g.by == logbook.ByDay || g.then == logbook.ByDay
+	if !byDay || g.zone == time.UTC {
+		add := func(_ int64, value string, s statsSums) { g.add(value, "", s) }
+		day, localDay := "0", "0"
+		if byDay {
+			add = func(day int64, value string, s statsSums) { g.addDay(dateOf(day), value, s) }
+			day, localDay = "day", localDaySQL(0)
+		}
+		firstDay := ceilDiv(first, quartersADay)
+		err := e.addRollup(ctx, "session_stats_dimension_days", "day", day, project, dimension, firstDay, math.MaxInt64, add)
+		if err != nil {
+			return nil, err
+		}
+		return scans, e.addRollup(ctx, "session_stats_quarters", "quarter", localDay, project, dimension, first, firstDay*quartersADay, add)
 	}
-	// By day: the window is cut where the zone's offset from UTC changes
+	// Days of a zone: the window is cut where its offset from UTC changes
 	// (summer time), and each part adds its quarters up into local days in
 	// the query. Past two days from now (sessions that say they start in
 	// the future), or where the offset is not whole quarter hours (before
@@ -542,12 +566,8 @@ func (e executor) statsFromQuarters(ctx context.Context, project string, since, 
 		if to != math.MaxInt64 && to > horizon {
 			to = horizon
 		}
-		// Local days since the Unix epoch, rounded down before it too.
-		local := "(quarter + " + strconv.Itoa(offset/900) + ")"
-		bucket := "CASE WHEN " + local + " >= 0 THEN " + local + " / 96 ELSE -((95 - " + local + ") / 96) END"
-		err := e.addQuarters(ctx, bucket, project, dimension, from, to, func(day int64, value string, s statsSums) {
-			g.addDay(time.Unix(day*86400, 0).UTC().Format(time.DateOnly), value, s)
-		})
+		err := e.addRollup(ctx, "session_stats_quarters", "quarter", localDaySQL(offset/900), project, dimension, from, to,
+			func(day int64, value string, s statsSums) { g.addDay(dateOf(day), value, s) })
 		if err != nil {
 			return nil, err
 		}
@@ -560,12 +580,27 @@ func (e executor) statsFromQuarters(ctx context.Context, project string, since, 
 	return scans, nil
 }
 
-// addQuarters adds up the quarters [from, to) of a grouping, by bucket
-// (an expression of quarter) and value, and hands each sum to add.
-func (e executor) addQuarters(ctx context.Context, bucket, project string, dimension logbook.StatsBy, from, to int64,
+// localDaySQL is the day, since the Unix epoch, of the zone offset
+// quarters hours east of UTC that a quarter hour (column quarter) starts
+// on, rounded down before the epoch too.
+func localDaySQL(offset int) string {
+	local := "(quarter + " + strconv.Itoa(offset) + ")"
+	return "CASE WHEN " + local + " >= 0 THEN " + local + " / 96 ELSE -((95 - " + local + ") / 96) END"
+}
+
+// dateOf is the date of a day since the Unix epoch.
+func dateOf(day int64) string { return time.Unix(day*86400, 0).UTC().Format(time.DateOnly) }
+
+// addRollup adds up the rows of a rollup by grouping (table, whose time
+// column is column) from from to to, by bucket (an expression of column)
+// and value, and hands each sum to add.
+func (e executor) addRollup(ctx context.Context, table, column, bucket, project string, dimension logbook.StatsBy, from, to int64,
 	add func(bucket int64, value string, s statsSums)) error {
-	rows, err := e.query(ctx, `SELECT `+bucket+`, value, `+statsSumsSQL+` FROM session_stats_quarters
-		WHERE project = $1 AND dimension = $2 AND quarter >= $3 AND quarter < $4 GROUP BY 1, 2`, project, string(dimension), from, to)
+	if from >= to {
+		return nil
+	}
+	rows, err := e.query(ctx, `SELECT `+bucket+`, value, `+statsSumsSQL+` FROM `+table+`
+		WHERE project = $1 AND dimension = $2 AND `+column+` >= $3 AND `+column+` < $4 GROUP BY 1, 2`, project, string(dimension), from, to)
 	if err != nil {
 		return e.interpretError(err, "reading statistics")
 	}
@@ -586,7 +621,7 @@ func (e executor) addQuarters(ctx context.Context, bucket, project string, dimen
 // local date it starts on, and leaves each quarter a day starts inside to
 // the sessions (adding it to scans).
 func (e executor) addQuartersOneByOne(ctx context.Context, g *statsGroups, project string, dimension logbook.StatsBy, from int64, scans *[][2]int64) error {
-	return e.addQuarters(ctx, "quarter", project, dimension, from, math.MaxInt64, func(quarter int64, value string, s statsSums) {
+	return e.addRollup(ctx, "session_stats_quarters", "quarter", "quarter", project, dimension, from, math.MaxInt64, func(quarter int64, value string, s statsSums) {
 		start := quarter * quarterMicros
 		if day := g.day(start); g.day(start+quarterMicros-1) == day {
 			g.addDay(day, value, s)
@@ -799,7 +834,7 @@ func (e executor) countTouches(ctx context.Context, query string, args ...any) e
 func (s *Store) StatsRebuild(ctx context.Context) error {
 	s.statsDone.Store(false)
 	return s.inTx(ctx, func(e executor) error {
-		for _, stmt := range []string{`DELETE FROM session_stats_days`, `DELETE FROM session_stats_quarters`, `DELETE FROM touch_stats_days`,
+		for _, stmt := range []string{`DELETE FROM session_stats_days`, `DELETE FROM session_stats_quarters`, `DELETE FROM touch_stats_days`, `DELETE FROM session_stats_dimension_days`,
 			`UPDATE session_stats_backfill SET after_id = '', done = NOT EXISTS (SELECT 1 FROM sessions)`} {
 			if _, err := e.exec(ctx, stmt); err != nil {
 				return e.interpretError(err, "emptying the statistics")
