@@ -3,6 +3,7 @@ package logbook
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -621,6 +622,27 @@ type span struct {
 // matchSpans finds where the terms match text, in order of start, spans
 // that overlap merged.
 func matchSpans(text string, terms []SearchTerm) []span {
+	spans := termSpans(text, terms)
+	// In order of start, longest first; overlaps merged.
+	slices.SortFunc(spans, func(a, b span) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return b.end - a.end
+	})
+	var out []span
+	for _, s := range spans {
+		if n := len(out); n > 0 && s.start < out[n-1].end {
+			out[n-1].end = max(out[n-1].end, s.end)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// termSpans finds every place a term matches text.
+func termSpans(text string, terms []SearchTerm) []span {
 	words, extra := SearchWords(text)
 	var spans []span
 	for ti, t := range terms {
@@ -638,21 +660,7 @@ func matchSpans(text string, terms []SearchTerm) []span {
 			}
 		}
 	}
-	// In order of start, longest first; overlaps merged.
-	for i := 1; i < len(spans); i++ {
-		for j := i; j > 0 && (spans[j].start < spans[j-1].start || spans[j].start == spans[j-1].start && spans[j].end > spans[j-1].end); j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
-		}
-	}
-	var out []span
-	for _, s := range spans {
-		if n := len(out); n > 0 && s.start < out[n-1].end {
-			out[n-1].end = max(out[n-1].end, s.end)
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
+	return spans
 }
 
 // phraseAt reports whether words are the term's words, the last as a

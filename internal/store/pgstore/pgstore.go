@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
@@ -91,7 +92,8 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		IsLockTimeout:        isLockTimeout,
 		// tsvector columns with GIN indexes, holding the words logbook
 		// makes (migration 0015).
-		Search: sqlstore.TSVector,
+		Search:    sqlstore.TSVector,
+		FreshPlan: pgx.QueryExecModeExec,
 	})
 	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
 	return st, nil

@@ -65,6 +65,9 @@ func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([
 	if err != nil {
 		return nil, err
 	}
+	if p.Filter.Query != "" {
+		args = e.freshPlan(args)
+	}
 	rows, err := e.query(ctx, stmt, args...)
 	if err != nil {
 		return nil, e.interpretError(err, "listing sessions")

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,15 +23,17 @@ import (
 // foreign keys). logbook cuts the words (logbook.SearchWords); the engine
 // keeps and searches them with its own machinery, as its SearchIndex says.
 //
-// Every word of a document starts with its project's tag (projectTag):
-// "3f9a0c1e" + "login". A project's searches thus read the project's own
-// words only, whatever else the index holds, and no condition on the
-// project joins them. Besides its words, a document holds meta words for
-// its actor and harness and, for an entry, its kind and tool, which a
-// search with those filters asks for, so the index narrows to them too.
-// The rows a search answers are read back and checked against the
-// project, so a tag standing for two projects (a hash clash) changes
-// nothing.
+// A project's documents stand apart (SearchIndex.scope): on SQLite every
+// word starts with its project's tag (projectTag: "3f9a0c1e" + "login"),
+// so a project's searches read its own words only and no condition on
+// the project joins them (FTS5 finds "a rare word AND a word in every
+// document" slowly); on PostgreSQL a meta word stands for the project
+// (GIN skips through a common word's entries) and the words stay short.
+// Besides, a document holds meta words for its actor and harness and, for
+// an entry, its kind and tool, which a search with those filters asks
+// for, so the index narrows to them too. The rows a search answers are
+// read back and checked against the project and the filters, so a word
+// standing for two values (a hash clash) changes nothing.
 //
 // The engines find the newest documents that match; ranking them is
 // logbook.SearchScore's, on the text of each, the same on both engines.
@@ -42,12 +45,21 @@ type SearchIndex interface {
 	writeEntries(ctx context.Context, e executor, docs []entryDoc, mode writeMode) error
 	// writeSession stores (or replaces) a session's document.
 	writeSession(ctx context.Context, e executor, sessionID string, d searchDoc, backfill bool) error
-	// entryCandidates is a query of columns (of entries e, and of
-	// sessions s when join says so) of the entries whose documents match
-	// m and that pass where, newest first, at most limit (a placeholder).
-	entryCandidates(q *query, m searchMatch, columns string, join bool, where, limit string) string
+	// entryCandidates is a query of the ids of the entries after the id
+	// after whose documents match m and that pass where, a condition on
+	// entries e and their sessions s (joined only when where is not
+	// empty), newest first, at most limit (after and limit are
+	// placeholders).
+	entryCandidates(q *query, m searchMatch, where, after, limit string) string
 	// sessionCandidates is the same for sessions s.
 	sessionCandidates(q *query, m searchMatch, columns, where, limit string) string
+	// newestFirst reports whether the index walks its matches newest
+	// first, stopping after limit (FTS5), or finds them all before they
+	// are ordered (GIN).
+	newestFirst() bool
+	// scope says how a project's documents stand apart: a tag before
+	// every word, or meta words.
+	scope(project string) (tag string, meta []string)
 	// sessionsMatching is a condition on the session s: its document
 	// matches m, answered by reading every matching session first.
 	sessionsMatching(q *query, m searchMatch) string
@@ -56,6 +68,9 @@ type SearchIndex interface {
 	// sessionsCount is a query of how many sessions' documents match m,
 	// up to limit (a placeholder).
 	sessionsCount(q *query, m searchMatch, limit string) string
+	// sessionsTotal is a query of about how many sessions' documents the
+	// index holds, in every project (a float).
+	sessionsTotal() string
 	// clear empties the index.
 	clear(ctx context.Context, e executor) error
 }
@@ -104,14 +119,15 @@ func projectTag(project string) string {
 	return hex.EncodeToString(sum[:4])
 }
 
-// metaWord stands for a value of a field (actor, harness, kind, tool) in
-// the index: the field's initial, a 0, and 16 hex digits of a hash of
-// both. A meta word has a column of its own (FTS5) or no position
-// (PostgreSQL), and no word of a text starts with a letter and a 0 and
-// goes on in hex but by chance; rows are checked anyway.
+// metaWord stands for a value of a field (project, actor, harness, kind,
+// tool) in the index: the field's initial, a 0, and 8 hex digits of a
+// hash of both (a document holds five of them: they are kept short). A
+// meta word has a column of its own (FTS5) or no position (PostgreSQL),
+// and a text's word of that shape (the field's initial, 0 and hex) meets
+// it only by chance; rows are checked anyway.
 func metaWord(field, value string) string {
 	sum := sha256.Sum256([]byte(field + "\x00" + value))
-	return field[:1] + "0" + hex.EncodeToString(sum[:8])
+	return field[:1] + "0" + hex.EncodeToString(sum[:4])
 }
 
 // docContext is what a session gives each of its documents: its project's
@@ -121,8 +137,15 @@ type docContext struct {
 	meta []string
 }
 
-func sessionContext(project, actor, harness string) docContext {
-	return docContext{tag: projectTag(project), meta: []string{metaWord("actor", actor), metaWord("harness", harness)}}
+func sessionContext(idx SearchIndex, project, actor, harness string) docContext {
+	tag, meta := idx.scope(project)
+	return docContext{tag: tag, meta: append(meta, metaWord("actor", actor), metaWord("harness", harness))}
+}
+
+// projectMatch is a search of a project's documents for terms.
+func projectMatch(idx SearchIndex, project string, terms []logbook.SearchTerm) searchMatch {
+	tag, meta := idx.scope(project)
+	return searchMatch{tag: tag, terms: terms, meta: meta}
 }
 
 // newDoc cuts text into a document of a session's, with more meta words.
@@ -139,8 +162,8 @@ func newDoc(text string, c docContext, meta ...string) searchDoc {
 }
 
 // sessionDoc is a session's document.
-func sessionDoc(s *logbook.Session) searchDoc {
-	return newDoc(logbook.SessionSearchText(*s), sessionContext(s.Project, s.Actor, s.Harness))
+func sessionDoc(idx SearchIndex, s *logbook.Session) searchDoc {
+	return newDoc(logbook.SessionSearchText(*s), sessionContext(idx, s.Project, s.Actor, s.Harness))
 }
 
 // entryDocOf is an entry's document in its session's context.
@@ -160,7 +183,7 @@ func searchChanged(s, was *logbook.Session) bool {
 
 // indexSession writes a session's document.
 func (e executor) indexSession(ctx context.Context, s *logbook.Session) error {
-	return e.d.Search.writeSession(ctx, e, s.ID, sessionDoc(s), false)
+	return e.d.Search.writeSession(ctx, e, s.ID, sessionDoc(e.d.Search, s), false)
 }
 
 // indexEntries writes the documents of entries just inserted, whose ids
@@ -199,14 +222,14 @@ type entryKey struct {
 // sessionDocContext reads what a session gives its entries' documents.
 func (e executor) sessionDocContext(ctx context.Context, id string) (docContext, error) {
 	if s, ok := e.txRows.get(id); ok {
-		return sessionContext(s.Project, s.Actor, s.Harness), nil
+		return sessionContext(e.d.Search, s.Project, s.Actor, s.Harness), nil
 	}
 	var project, actor, harness string
 	err := e.queryRow(ctx, `SELECT project, actor, harness FROM sessions WHERE id = $1`, id).Scan(&project, &actor, &harness)
 	if err != nil {
 		return docContext{}, e.interpretError(err, "reading the session of entries to index")
 	}
-	return sessionContext(project, actor, harness), nil
+	return sessionContext(e.d.Search, project, actor, harness), nil
 }
 
 // Search finds what matches a query; see store.Executor. The engine finds
@@ -219,7 +242,7 @@ func (e executor) Search(ctx context.Context, p store.SearchParams) (store.Searc
 		return store.SearchResult{}, err
 	}
 	f := p.Filter
-	m := searchMatch{tag: projectTag(p.Project), terms: terms}
+	m := projectMatch(e.d.Search, p.Project, terms)
 	for _, eq := range []struct{ field, value string }{{"actor", f.Actor}, {"harness", f.Harness}} {
 		if eq.value != "" {
 			m.meta = append(m.meta, metaWord(eq.field, eq.value))
@@ -232,11 +255,8 @@ func (e executor) Search(ctx context.Context, p store.SearchParams) (store.Searc
 	}
 	var found []candidate
 	res := store.SearchResult{}
-	clip := func(column string) string {
-		return "SUBSTR(" + column + ", 1, " + strconv.Itoa(logbook.MaxSearchScored) + ")"
-	}
 	if f.Kind != logbook.KindSession {
-		q, em := &query{}, m
+		em := m
 		em.meta = slices.Clone(m.meta)
 		if f.Kind != "" {
 			em.meta = append(em.meta, metaWord("kind", string(f.Kind)))
@@ -244,31 +264,14 @@ func (e executor) Search(ctx context.Context, p store.SearchParams) (store.Searc
 		if f.Tool != "" {
 			em.meta = append(em.meta, metaWord("tool", f.Tool))
 		}
-		q.and("e.id > 0") // so the conditions are never empty
-		if f.Outcome != "" {
-			q.and("s.outcome = " + q.arg(string(f.Outcome)))
-		}
-		if !f.Since.IsZero() {
-			q.and("e.at >= " + q.arg(micros(f.Since)))
-		}
-		stmt := e.d.Search.entryCandidates(q, em, "e.id, e.kind, "+clip("e.text")+", e.tool, "+clip("e.payload"),
-			f.Outcome != "", q.whereSQL(), q.arg(p.Candidates))
-		n, err := e.scanCandidates(ctx, stmt, q.args, func(rows *sql.Rows) error {
-			var c candidate
-			var en logbook.Entry
-			var payload sql.NullString
-			if err := rows.Scan(&c.entry, &en.Kind, &en.Text, &en.Tool, &payload); err != nil {
-				return err
-			}
-			en.Payload = json.RawMessage(payload.String)
-			c.score = logbook.SearchScore(logbook.EntrySearchText(en), terms)
-			found = append(found, c)
-			return nil
-		})
+		entries, capped, err := e.entryCandidates(ctx, p, em)
 		if err != nil {
 			return res, err
 		}
-		res.Capped = n >= p.Candidates
+		for _, en := range entries {
+			found = append(found, candidate{score: logbook.SearchScore(logbook.EntrySearchText(en), terms), entry: en.ID})
+		}
+		res.Capped = capped
 	}
 	if (f.Kind == "" || f.Kind == logbook.KindSession) && f.Tool == "" {
 		q := &query{}
@@ -349,10 +352,106 @@ func (e executor) Search(ctx context.Context, p store.SearchParams) (store.Searc
 	return res, nil
 }
 
+// entryCandidates reads the p.Candidates newest entries whose documents
+// match m and that pass p.Filter's outcome and since, newest first, with
+// what SearchScore reads of them (their kind, tool, and text and payload
+// clipped to logbook.MaxSearchScored), and says whether there were more.
+//
+// An engine whose index finds matches in no order (PostgreSQL's GIN) is
+// asked for the newest entries only, in windows of entry ids that grow
+// until they hold enough matches or every entry: the matches it reads are
+// about those of the last window, not every match of a common word.
+func (e executor) entryCandidates(ctx context.Context, p store.SearchParams, m searchMatch) ([]logbook.Entry, bool, error) {
+	newest := int64(-1) // no windows: the index walks newest first
+	if !e.d.Search.newestFirst() {
+		if err := e.queryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM entries`).Scan(&newest); err != nil {
+			return nil, false, e.interpretError(err, "searching")
+		}
+	}
+	for span := int64(16 * p.Candidates); ; {
+		lo := max(newest-span, 0)
+		q := &query{}
+		after := q.arg(lo)
+		if p.Filter.Outcome != "" {
+			q.and("s.outcome = " + q.arg(string(p.Filter.Outcome)))
+		}
+		if !p.Filter.Since.IsZero() {
+			q.and("e.at >= " + q.arg(micros(p.Filter.Since)))
+		}
+		var ids []int64
+		_, err := e.scanCandidates(ctx, e.d.Search.entryCandidates(q, m, q.whereSQL(), after, q.arg(p.Candidates)), q.args,
+			func(rows *sql.Rows) error {
+				var id int64
+				err := rows.Scan(&id)
+				ids = append(ids, id)
+				return err
+			})
+		if err != nil {
+			return nil, false, err
+		}
+		if len(ids) < p.Candidates && lo > 0 {
+			// A wider window: as much wider as the matches found say is
+			// needed, and half as much again, or 16 times when it found
+			// none.
+			grow := int64(16)
+			if len(ids) > 0 {
+				grow = max(4, int64(3*p.Candidates/(2*len(ids)))+1)
+			}
+			span *= grow
+			continue
+		}
+		// What SearchScore reads of them is read apart: joined in the
+		// query above, it led PostgreSQL's planner to walk every entry.
+		entries, err := e.entryTexts(ctx, ids)
+		return entries, len(ids) >= p.Candidates, err
+	}
+}
+
+// entryTexts reads the entries of ids, newest first, as entryCandidates
+// gives them.
+func (e executor) entryTexts(ctx context.Context, ids []int64) ([]logbook.Entry, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	clip := func(column string) string {
+		return "SUBSTR(" + column + ", 1, " + strconv.Itoa(logbook.MaxSearchScored) + ")"
+	}
+	q := &query{}
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = q.arg(id)
+	}
+	rows, err := e.query(ctx, `SELECT e.id, e.kind, `+clip("e.text")+`, e.tool, `+clip("e.payload")+` FROM entries e
+		WHERE e.id IN (`+strings.Join(list, ", ")+`) ORDER BY e.id DESC`, q.args...)
+	if err != nil {
+		return nil, e.interpretError(err, "searching")
+	}
+	defer rows.Close()
+	var entries []logbook.Entry
+	for rows.Next() {
+		var en logbook.Entry
+		var payload sql.NullString
+		if err := rows.Scan(&en.ID, &en.Kind, &en.Text, &en.Tool, &payload); err != nil {
+			return nil, e.interpretError(err, "searching")
+		}
+		en.Payload = json.RawMessage(payload.String)
+		entries = append(entries, en)
+	}
+	return entries, e.interpretError(rows.Err(), "searching")
+}
+
+// freshPlan puts the dialect's FreshPlan before args.
+func (e executor) freshPlan(args []any) []any {
+	if e.d.FreshPlan == nil {
+		return args
+	}
+	return append([]any{e.d.FreshPlan}, args...)
+}
+
 // scanCandidates runs a query of candidates, calling scan for each row,
 // and says how many rows it read.
 func (e executor) scanCandidates(ctx context.Context, stmt string, args []any, scan func(*sql.Rows) error) (int, error) {
-	rows, err := e.query(ctx, stmt, args...)
+	rows, err := e.query(ctx, stmt, e.freshPlan(args)...)
 	if err != nil {
 		return 0, e.interpretError(err, "searching")
 	}
@@ -415,29 +514,32 @@ func (e executor) sessionsByID(ctx context.Context, ids []string) (map[string]lo
 	return out, err
 }
 
-// denseSessions is how many sessions a list's search must match for the
-// list to check each session it walks rather than start from those that
-// match. Below it, the matching sessions are few enough to read all of
-// them first (a few milliseconds); from it on, they are common enough
-// that walking the list in its order meets a page of them soon (among
-// 100,000 sessions, a page of 50 within about 1,000).
-const denseSessions = 5000
-
 // sessionQueryCondition is the condition a list's q puts on sessions: its
-// document matches the search. It counts the project's matching sessions
-// up to denseSessions to choose how the list finds them.
+// document matches the search. Two ways answer it: reading every matching
+// session first, then the list's page of them (the cost grows with how
+// many match), or walking the list in its order and checking each
+// session against the matching documents, read once (the cost grows with
+// how far the page's sessions lie, about a page over the share of
+// sessions that match). With n of N sessions matching, the first costs
+// about n and the second 51·N/n lookups: it counts the matching sessions
+// up to √(51·N), where the two meet, to choose.
 func (e executor) sessionQueryCondition(ctx context.Context, q *query, project, search string) (string, error) {
 	terms, err := logbook.ParseSearch(search)
 	if err != nil {
 		return "", err
 	}
-	m := searchMatch{tag: projectTag(project), terms: terms}
+	m := projectMatch(e.d.Search, project, terms)
+	var total float64
+	if err := e.queryRow(ctx, e.d.Search.sessionsTotal()).Scan(&total); err != nil {
+		return "", e.interpretError(err, "counting the sessions the search index holds")
+	}
+	threshold := max(int(math.Sqrt(51*total)), 100)
 	count := &query{}
 	var n int
-	if err := e.queryRow(ctx, e.d.Search.sessionsCount(count, m, count.arg(denseSessions)), count.args...).Scan(&n); err != nil {
+	if err := e.queryRow(ctx, e.d.Search.sessionsCount(count, m, count.arg(threshold)), e.freshPlan(count.args)...).Scan(&n); err != nil {
 		return "", e.interpretError(err, "counting the sessions a search matches")
 	}
-	if n >= denseSessions {
+	if n >= threshold {
 		return e.d.Search.sessionMatches(q, m), nil
 	}
 	return e.d.Search.sessionsMatching(q, m), nil
@@ -511,7 +613,7 @@ func (s *Store) SearchBackfill(ctx context.Context, limit int) (indexed int, fin
 			return 0, false, err
 		}
 		for i := range sessions {
-			if err := tx.d.Search.writeSession(ctx, tx.executor, sessions[i].ID, sessionDoc(&sessions[i]), true); err != nil {
+			if err := tx.d.Search.writeSession(ctx, tx.executor, sessions[i].ID, sessionDoc(tx.d.Search, &sessions[i]), true); err != nil {
 				return 0, false, err
 			}
 		}
@@ -615,13 +717,13 @@ func ftsMatch(m searchMatch) string {
 	return match
 }
 
-func (fts5Index) entryCandidates(q *query, m searchMatch, columns string, join bool, where, limit string) string {
-	sessions := ""
-	if join {
-		sessions = " JOIN sessions s ON s.id = e.session_id"
+func (fts5Index) entryCandidates(q *query, m searchMatch, where, after, limit string) string {
+	joins := ""
+	if where != "" {
+		joins, where = " JOIN entries e ON e.id = x.rowid JOIN sessions s ON s.id = e.session_id", " AND "+where
 	}
-	return `SELECT ` + columns + ` FROM search x JOIN entries e ON e.id = x.rowid` + sessions + `
-		WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND x.rowid > 0 AND ` + where + `
+	return `SELECT x.rowid FROM search x` + joins + `
+		WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND x.rowid > ` + after + where + `
 		ORDER BY x.rowid DESC LIMIT ` + limit
 }
 
@@ -639,15 +741,24 @@ func (fts5Index) sessionsMatching(q *query, m searchMatch) string {
 }
 
 func (fts5Index) sessionMatches(q *query, m searchMatch) string {
-	// CROSS JOIN keeps session_docs first: the index is then asked about
-	// one rowid, not for every match.
-	return `EXISTS (SELECT 1 FROM session_docs d CROSS JOIN search x
-		WHERE d.session_id = s.id AND x.rowid = -d.id AND search MATCH ` + q.arg(ftsMatch(m)) + `)`
+	// The matching rowids are read once, into a set each session is
+	// looked up in (asking the index about each session's rowid costs
+	// ten times as much).
+	return `EXISTS (SELECT 1 FROM session_docs d WHERE d.session_id = s.id
+		AND -d.id IN (SELECT rowid FROM search WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND rowid < 0))`
 }
 
 func (fts5Index) sessionsCount(q *query, m searchMatch, limit string) string {
 	return `SELECT COUNT(*) FROM (SELECT 1 FROM search WHERE search MATCH ` + q.arg(ftsMatch(m)) + ` AND rowid < 0 LIMIT ` + limit + `) AS found`
 }
+
+func (fts5Index) sessionsTotal() string {
+	return `SELECT CAST(COALESCE(MAX(id), 0) AS REAL) FROM session_docs` // ids count up
+}
+
+func (fts5Index) newestFirst() bool { return true }
+
+func (fts5Index) scope(project string) (string, []string) { return projectTag(project), nil }
 
 func (fts5Index) clear(ctx context.Context, e executor) error {
 	if _, err := e.exec(ctx, `DELETE FROM session_docs`); err != nil {
@@ -766,20 +877,25 @@ func (tsvectorIndex) writeSession(ctx context.Context, e executor, sessionID str
 	return e.interpretError(err, "indexing session")
 }
 
-func (tsvectorIndex) entryCandidates(q *query, m searchMatch, columns string, join bool, where, limit string) string {
-	sessions := ""
-	if join {
-		sessions = " JOIN sessions s ON s.id = e.session_id"
+func (tsvectorIndex) entryCandidates(q *query, m searchMatch, where, after, limit string) string {
+	joins := ""
+	if where != "" {
+		joins, where = " JOIN entries e ON e.id = d.entry_id JOIN sessions s ON s.id = e.session_id", " AND "+where
 	}
-	return `SELECT ` + columns + ` FROM entry_docs d JOIN entries e ON e.id = d.entry_id` + sessions + `
-		WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery AND ` + where + `
+	// The window is on entry_docs' key, which GIN's matches are ANDed
+	// with before a row is read.
+	return `SELECT d.entry_id FROM entry_docs d` + joins + `
+		WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery AND d.entry_id > ` + after + where + `
 		ORDER BY d.entry_id DESC LIMIT ` + limit
 }
 
 func (tsvectorIndex) sessionCandidates(q *query, m searchMatch, columns, where, limit string) string {
+	// Session ids begin with the time the session started (logbook.NewID):
+	// the newest first is a walk of session_docs' key backwards, which
+	// stops after limit when many match.
 	return `SELECT ` + columns + ` FROM session_docs d JOIN sessions s ON s.id = d.session_id
 		WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery AND ` + where + `
-		ORDER BY s.started_at DESC, s.id DESC LIMIT ` + limit
+		ORDER BY d.session_id DESC LIMIT ` + limit
 }
 
 func (tsvectorIndex) sessionsMatching(q *query, m searchMatch) string {
@@ -792,6 +908,17 @@ func (tsvectorIndex) sessionMatches(q *query, m searchMatch) string {
 
 func (tsvectorIndex) sessionsCount(q *query, m searchMatch, limit string) string {
 	return `SELECT COUNT(*) FROM (SELECT 1 FROM session_docs WHERE doc @@ ` + q.arg(tsQuery(m)) + `::tsquery LIMIT ` + limit + `) AS found`
+}
+
+func (tsvectorIndex) sessionsTotal() string {
+	// The planner's estimate, which autovacuum keeps up to date.
+	return `SELECT GREATEST(reltuples, 0)::float8 FROM pg_class WHERE oid = 'session_docs'::regclass`
+}
+
+func (tsvectorIndex) newestFirst() bool { return false }
+
+func (tsvectorIndex) scope(project string) (string, []string) {
+	return "", []string{metaWord("project", project)}
 }
 
 func (tsvectorIndex) clear(ctx context.Context, e executor) error {

@@ -98,6 +98,12 @@ type Dialect struct {
 	IsLockTimeout func(error) bool
 	// Search is how the engine keeps the search index (FTS5 or TSVector).
 	Search SearchIndex
+	// FreshPlan, when set, goes before the arguments of the queries whose
+	// best plan depends on their values (searches, a list's q): it makes
+	// the engine plan them with those values each time. PostgreSQL would
+	// otherwise settle, after five runs of a statement, on a generic plan
+	// that walks every entry for a rare word (pgx.QueryExecModeExec).
+	FreshPlan any
 }
 
 // querier is what *sql.DB and *sql.Tx share.

@@ -283,8 +283,8 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 	t.Run("ListQueryOfACommonWord", func(t *testing.T) {
 		t.Parallel()
 		st := newStore(t)
-		// More sessions match than a list reads first (5,000): it checks
-		// the sessions it walks instead, with the same answer.
+		// So many sessions match that a list checks the sessions it walks
+		// instead of reading the matching ones first: the same answer.
 		tx, err := st.Begin(ctx)
 		must(t, err)
 		const n = 5100
