@@ -97,6 +97,10 @@ func (s *Service) Recheck(ctx context.Context, c Caller) error {
 	}
 	t, err := s.store.TokenGetByHash(ctx, c.hash)
 	if errors.Is(err, logbook.ErrNotFound) {
+		// Revoked, perhaps by another process: what this process
+		// remembers of the token goes too, so its next request fails at
+		// once, not when the cache entry runs out.
+		s.auth.drop(c.hash)
 		return fmt.Errorf("this token was revoked: %w", logbook.ErrUnauthorized)
 	}
 	if err != nil {
@@ -154,6 +158,13 @@ func (a *authCache) put(hash string, c Caller, now time.Time) {
 		clear(a.entries)
 	}
 	a.entries[hash] = authEntry{caller: c, expires: now.Add(a.ttl)}
+}
+
+// drop forgets one token.
+func (a *authCache) drop(hash string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.entries, hash)
 }
 
 // forget drops every remembered token, after a revocation in this process.
