@@ -883,10 +883,13 @@ func (tsvectorIndex) entryCandidates(q *query, m searchMatch, where, after, limi
 		joins, where = " JOIN entries e ON e.id = d.entry_id JOIN sessions s ON s.id = e.session_id", " AND "+where
 	}
 	// The window is on entry_docs' key, which GIN's matches are ANDed
-	// with before a row is read.
+	// with before a row is read. "+ 0" keeps the planner from walking the
+	// key backwards, testing each row, in the hope of meeting the limit
+	// soon: the window was chosen to hold about limit matches, so reading
+	// them all and sorting is the cheap way.
 	return `SELECT d.entry_id FROM entry_docs d` + joins + `
 		WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery AND d.entry_id > ` + after + where + `
-		ORDER BY d.entry_id DESC LIMIT ` + limit
+		ORDER BY d.entry_id + 0 DESC LIMIT ` + limit
 }
 
 func (tsvectorIndex) sessionCandidates(q *query, m searchMatch, columns, where, limit string) string {
