@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -60,6 +61,10 @@ type SearchIndex interface {
 	// scope says how a project's documents stand apart: a tag before
 	// every word, or meta words.
 	scope(project string) (tag string, meta []string)
+	// writesAtSavepoints reports whether the index writes what it was
+	// given to the database at every savepoint (FTS5), so documents are
+	// better kept until the transaction commits (see txDocs).
+	writesAtSavepoints() bool
 	// sessionsMatching is a condition on the session s: its document
 	// matches m, answered by reading every matching session first.
 	sessionsMatching(q *query, m searchMatch) string
@@ -210,7 +215,103 @@ func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids
 	if len(docs) == 0 {
 		return nil
 	}
+	if mode == newDocs && e.docs != nil {
+		e.docs.add(docs, ids)
+		return nil
+	}
 	return e.d.Search.writeEntries(ctx, e, docs, mode)
+}
+
+// txDocs are the documents of the entries a transaction inserted, kept
+// until it commits. FTS5 writes what it was given to the database at every
+// savepoint, and the group committer runs each request under one: written
+// as each request inserts its entry, the index would gain a segment per
+// request and spend its writes merging them (`logbook bench`: a fifth
+// fewer entries a second). Kept, they are one write at the commit; a
+// savepoint rolled back takes its documents back, and an entry taken
+// back or deleted in the same transaction loses its document then.
+type txDocs struct {
+	docs  []pendingDoc
+	marks []int // len(docs) at each open savepoint
+}
+
+// pendingDoc is an entry's document and the entry it is for.
+type pendingDoc struct {
+	key entryKey
+	doc entryDoc
+}
+
+func (t *txDocs) add(docs []entryDoc, ids map[entryKey]int64) {
+	byID := make(map[int64]entryKey, len(ids))
+	for k, id := range ids {
+		byID[id] = k
+	}
+	for _, d := range docs {
+		t.docs = append(t.docs, pendingDoc{byID[d.id], d})
+	}
+}
+
+func (t *txDocs) savepoint() {
+	if t != nil {
+		t.marks = append(t.marks, len(t.docs))
+	}
+}
+
+func (t *txDocs) rollbackToSavepoint() {
+	if t != nil && len(t.marks) > 0 {
+		t.docs = t.docs[:t.marks[len(t.marks)-1]]
+	}
+}
+
+func (t *txDocs) releaseSavepoint() {
+	if t != nil && len(t.marks) > 0 {
+		t.marks = t.marks[:len(t.marks)-1]
+	}
+}
+
+// flushDocs writes the documents kept for the commit: the last one of each
+// entry, of the entries that are still there as they were (a taken-back
+// entry's id may have gone to a new one).
+func (t *txStore) flushDocs(ctx context.Context) error {
+	if t.docs == nil || len(t.docs.docs) == 0 {
+		return nil
+	}
+	last := map[int64]pendingDoc{}
+	for _, d := range t.docs.docs {
+		last[d.doc.id] = d
+	}
+	const chunk = 500
+	ids := slices.Sorted(maps.Keys(last))
+	var docs []entryDoc
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		q := &query{}
+		list := make([]string, len(part))
+		for i, id := range part {
+			list[i] = q.arg(id)
+		}
+		rows, err := t.query(ctx, `SELECT id, session_id, seq FROM entries WHERE id IN (`+strings.Join(list, ", ")+`)`, q.args...)
+		if err != nil {
+			return t.interpretError(err, "indexing entries")
+		}
+		for rows.Next() {
+			var id int64
+			var k entryKey
+			if err := rows.Scan(&id, &k.session, &k.seq); err != nil {
+				rows.Close()
+				return t.interpretError(err, "indexing entries")
+			}
+			if d := last[id]; d.key == k {
+				docs = append(docs, d.doc)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return t.interpretError(err, "indexing entries")
+		}
+	}
+	t.docs.docs = nil
+	return t.d.Search.writeEntries(ctx, t.executor, docs, newDocs)
 }
 
 // entryKey names an entry by its session and number.
@@ -665,18 +766,21 @@ func (fts5Index) writeEntries(ctx context.Context, e executor, docs []entryDoc, 
 	if mode == newDocs {
 		verb = "INSERT"
 	}
-	const chunk = 100
-	for start := 0; start < len(docs); start += chunk {
-		part := docs[start:min(start+chunk, len(docs))]
-		args := make([]any, 0, 3*len(part))
-		for _, d := range part {
-			args = append(args, d.id, strings.Join(d.doc.words, " "), strings.Join(d.doc.meta, " "))
-		}
-		if _, err := e.exec(ctx, verb+` INTO search (rowid, body, meta) VALUES `+placeholders(len(part), 3), args...); err != nil {
-			return e.interpretError(err, "indexing entries")
-		}
+	// One statement for every document, their values in one JSON array:
+	// FTS5 writes what it holds to the database at each statement (a
+	// statement is a savepoint), so statements of a hundred rows each made
+	// a segment each, to be merged.
+	rows := make([][3]any, len(docs))
+	for i, d := range docs {
+		rows[i] = [3]any{d.id, strings.Join(d.doc.words, " "), strings.Join(d.doc.meta, " ")}
 	}
-	return nil
+	values, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	_, err = e.exec(ctx, verb+` INTO search (rowid, body, meta)
+		SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each($1)`, string(values))
+	return e.interpretError(err, "indexing entries")
 }
 
 func (fts5Index) writeSession(ctx context.Context, e executor, sessionID string, d searchDoc, _ bool) error {
@@ -759,6 +863,8 @@ func (fts5Index) sessionsTotal() string {
 func (fts5Index) newestFirst() bool { return true }
 
 func (fts5Index) scope(project string) (string, []string) { return projectTag(project), nil }
+
+func (fts5Index) writesAtSavepoints() bool { return true }
 
 func (fts5Index) clear(ctx context.Context, e executor) error {
 	if _, err := e.exec(ctx, `DELETE FROM session_docs`); err != nil {
@@ -919,6 +1025,8 @@ func (tsvectorIndex) sessionsTotal() string {
 }
 
 func (tsvectorIndex) newestFirst() bool { return false }
+
+func (tsvectorIndex) writesAtSavepoints() bool { return false }
 
 func (tsvectorIndex) scope(project string) (string, []string) {
 	return "", []string{metaWord("project", project)}

@@ -212,6 +212,9 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 	}
 	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache, root: s, stats: &txStats{}},
 		notifier: s.notifier}
+	if s.d.Search.writesAtSavepoints() {
+		t.docs = &txDocs{}
+	}
 	if s.notifier != nil {
 		t.toNotify = map[string]bool{}
 	}
@@ -232,6 +235,10 @@ type txStore struct {
 // Commit writes the transaction's changes to the statistics' rollups and
 // commits.
 func (t *txStore) Commit() error {
+	if err := t.flushDocs(context.Background()); err != nil {
+		t.Rollback()
+		return err
+	}
 	if err := t.flushStats(context.Background()); err != nil {
 		t.Rollback()
 		return err
@@ -251,6 +258,7 @@ func (t *txStore) Savepoint(ctx context.Context) error {
 	}
 	t.txRows.savepoint()
 	t.stats.savepoint()
+	t.docs.savepoint()
 	return nil
 }
 
@@ -260,6 +268,7 @@ func (t *txStore) RollbackToSavepoint(ctx context.Context) error {
 	}
 	t.txRows.rollbackToSavepoint()
 	t.stats.rollbackToSavepoint()
+	t.docs.rollbackToSavepoint()
 	return t.ReleaseSavepoint(ctx)
 }
 
@@ -269,6 +278,7 @@ func (t *txStore) ReleaseSavepoint(ctx context.Context) error {
 	}
 	t.txRows.releaseSavepoint()
 	t.stats.releaseSavepoint()
+	t.docs.releaseSavepoint()
 	return nil
 }
 
@@ -301,6 +311,10 @@ type executor struct {
 	// stats collects, inside a transaction, what its changes of sessions
 	// add to the statistics' rollups (nil outside one).
 	stats *txStats
+	// docs collects, inside a transaction on an engine whose index writes
+	// at savepoints, the documents of the entries it inserts (see txDocs;
+	// nil otherwise).
+	docs *txDocs
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers

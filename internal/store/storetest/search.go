@@ -249,8 +249,27 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 		if got := f.search(t, "数据库", logbook.SearchFilter{}); got != nil {
 			t.Errorf("a deleted session is still found: %v", got)
 		}
-		// In a transaction rolled back, nothing was indexed.
+		// A savepoint rolled back takes back what it indexed, and an entry
+		// taken back and written again is found by its new text, once.
 		tx, err := f.st.Begin(ctx)
+		must(t, err)
+		must(t, tx.Savepoint(ctx))
+		insertAll(t, tx, []logbook.Entry{{SessionID: f.login.ID, Seq: 5, At: base, Kind: logbook.KindNote, Text: "undone quasar"}})
+		must(t, tx.RollbackToSavepoint(ctx))
+		must(t, tx.Savepoint(ctx))
+		insertAll(t, tx, []logbook.Entry{{SessionID: f.login.ID, Seq: 5, At: base, Kind: logbook.KindNote, Text: "first pulsar"}})
+		must(t, tx.ReleaseSavepoint(ctx))
+		must(t, tx.EntryDeleteAfter(ctx, f.login.ID, 4))
+		insertAll(t, tx, []logbook.Entry{{SessionID: f.login.ID, Seq: 5, At: base, Kind: logbook.KindNote, Text: "second pulsar nebula"}})
+		must(t, tx.Commit())
+		for q, want := range map[string][]string{"quasar": nil, "first": nil, "pulsar": {"login:5"}, "nebula": {"login:5"}} {
+			if got := f.search(t, q, logbook.SearchFilter{}); !slices.Equal(got, want) {
+				t.Errorf("after savepoints and a take-back, search %q found %v, want %v", q, got, want)
+			}
+		}
+		must(t, f.st.EntryDeleteAfter(ctx, f.login.ID, 4))
+		// In a transaction rolled back, nothing was indexed.
+		tx, err = f.st.Begin(ctx)
 		must(t, err)
 		insertAll(t, tx, []logbook.Entry{{SessionID: f.login.ID, Seq: 5, At: base, Kind: logbook.KindNote, Text: "ephemeral"}})
 		must(t, tx.Rollback())
