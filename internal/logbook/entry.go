@@ -44,11 +44,32 @@ const (
 	RoleSystem    = "system"
 )
 
-// Usage is the tokens one model call used.
+// Usage is the tokens one model call used, and what it cost.
 type Usage struct {
+	// InputTokens counts every prompt token the model read, those read
+	// from or written to the prompt cache included.
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
+	// CacheReadTokens and CacheWriteTokens are the part of InputTokens
+	// read from the prompt cache and written to it, priced apart.
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// Model is the model called, when it is not the session's: the call
+	// is priced by it.
+	Model string `json:"model,omitempty"`
+	// CostUSD is what the call cost in US dollars as the harness reported
+	// it (Claude Code's cost_usd): when given, it is recorded instead of
+	// the tokens priced. logbook answers with CostMicros only.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// CostMicros is what the call cost in millionths of a US dollar, fixed
+	// when it was recorded: the harness's figure (CostUSD, or CostMicros
+	// sent as it was exported), else its tokens priced by the project's
+	// price table (0 for a model the table does not know).
+	CostMicros int64 `json:"cost_micros"`
 }
+
+// CostReported reports whether the harness said what the call cost.
+func (u *Usage) CostReported() bool { return u.CostUSD != nil || u.CostMicros > 0 }
 
 // Entry is one item of a session's transcript. Seq numbers a session's
 // entries 1, 2, 3… with no gap; Key, when set, makes a repeated entry a
@@ -115,14 +136,37 @@ func (e *Entry) Normalize(field string) error {
 		e.Payload = nil
 	}
 	if e.Usage != nil {
-		for _, n := range []struct {
-			name  string
-			count int64
-		}{{"input_tokens", e.Usage.InputTokens}, {"output_tokens", e.Usage.OutputTokens}} {
-			if n.count < 0 || n.count > MaxTokens {
-				return Invalid(field+".usage."+n.name, "%d is not a token count of one model call; send 0 to %d", n.count, int64(MaxTokens))
-			}
+		return e.Usage.normalize(field + ".usage")
+	}
+	return nil
+}
+
+// normalize checks the usage's counts and reported cost, and clips its
+// model's name.
+func (u *Usage) normalize(field string) error {
+	for _, n := range []struct {
+		name  string
+		count int64
+	}{{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
+		{"cache_read_tokens", u.CacheReadTokens}, {"cache_write_tokens", u.CacheWriteTokens}} {
+		if n.count < 0 || n.count > MaxTokens {
+			return Invalid(field+"."+n.name, "%d is not a token count of one model call; send 0 to %d", n.count, int64(MaxTokens))
 		}
+	}
+	if u.CacheReadTokens+u.CacheWriteTokens > u.InputTokens {
+		return Invalid(field+".input_tokens", "%d input tokens are fewer than the %d read from and written to the cache; count every prompt token in input_tokens, cached ones included",
+			u.InputTokens, u.CacheReadTokens+u.CacheWriteTokens)
+	}
+	u.Model = Clip(u.Model, MaxModel)
+	if u.CostUSD != nil {
+		c := *u.CostUSD
+		if math.IsNaN(c) || c < 0 || c*1e6 > MaxCostMicros {
+			return Invalid(field+".cost_usd", "%v is not the cost of one model call; send US dollars, 0 to %d", c, MaxCostMicros/1_000_000)
+		}
+		u.CostMicros = int64(math.Round(c * 1e6))
+	}
+	if u.CostMicros < 0 || u.CostMicros > MaxCostMicros {
+		return Invalid(field+".cost_micros", "%d is not the cost of one model call; send millionths of a US dollar, 0 to %d", u.CostMicros, int64(MaxCostMicros))
 	}
 	return nil
 }

@@ -126,6 +126,9 @@ type StatsRow struct {
 	InputTokens     int64  `json:"input_tokens"`
 	OutputTokens    int64  `json:"output_tokens"`
 	ToolCalls       int64  `json:"tool_calls"`
+	// CostMicros is what the sessions' model calls cost, in millionths of
+	// a US dollar.
+	CostMicros int64 `json:"cost_micros"`
 }
 
 // ToolCall is a tool call paired with its result, flat for audit scripts.

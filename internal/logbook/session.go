@@ -98,9 +98,12 @@ type Session struct {
 	ToolCallCount    int64      `json:"tool_call_count"`
 	InputTokens      int64      `json:"input_tokens"`
 	OutputTokens     int64      `json:"output_tokens"`
-	RootID           string     `json:"root_id"`
-	SubagentCount    int64      `json:"subagent_count"`
-	DurationSeconds  int64      `json:"duration_seconds"`
+	// CostMicros is what the session's model calls cost, in millionths
+	// of a US dollar (see Usage.CostMicros); its subagents' are their own.
+	CostMicros      int64  `json:"cost_micros"`
+	RootID          string `json:"root_id"`
+	SubagentCount   int64  `json:"subagent_count"`
+	DurationSeconds int64  `json:"duration_seconds"`
 
 	// FirstAssistant is the start of the first assistant message, kept for
 	// the title; LastAssistant the last one, kept to derive a blocker.
