@@ -43,7 +43,7 @@ func Classify(command string, p Policy) Verdict {
 	} else {
 		st.script(command, input{})
 	}
-	v := Verdict{Class: st.class, Reasons: st.reasons, Commands: st.commands}
+	v := Verdict{Class: st.class, Reasons: st.reasons, Commands: st.commands, Writes: st.writes}
 	if v.Reasons == nil {
 		v.Reasons = []Reason{}
 	}
@@ -87,6 +87,7 @@ type state struct {
 	reasons      []Reason
 	commands     [][]string
 	argv         []string // backing array of commands' argvs (see record)
+	writes       []string // the files the line writes (see noteWrite)
 	dropped      int
 	droppedClass Class
 

@@ -29,7 +29,7 @@ func filePrograms(r *registry) {
 		"lsattr": "lists file attributes", "getfacl": "lists file permissions", "namei": "follows a path",
 	})
 	r.fixed(WorkspaceWrite, map[string]string{
-		"mkdir": "creates directories", "rmdir": "removes empty directories", "touch": "creates files",
+		"mkdir": "creates directories", "rmdir": "removes empty directories",
 		"patch": "patches files", "gzip": "compresses files", "gunzip": "decompresses files",
 		"bzip2": "compresses files", "bunzip2": "decompresses files", "xz": "compresses files",
 		"unxz": "decompresses files", "zstd": "compresses files", "unzstd": "decompresses files",
@@ -44,9 +44,10 @@ func filePrograms(r *registry) {
 		"setfattr": "changes file attributes",
 	})
 	r.fixed(Destructive, map[string]string{
-		"shred":    "overwrites files so they cannot be recovered",
-		"truncate": "cuts files to a size, throwing away their end",
+		"shred": "overwrites files so they cannot be recovered",
 	})
+	r.handle(operandsWritten(WorkspaceWrite, "touch creates files", "-d --date -r --reference -t"), "touch")
+	r.handle(operandsWritten(Destructive, "truncate cuts files to a size, throwing away their end", "-s --size -r --reference"), "truncate")
 }
 
 // rmCmd: rm removes files. Removing the root, a home directory, everything
@@ -61,6 +62,9 @@ func rmCmd(st *state, c command) judgement {
 	}
 	if helpOnly(c.args) {
 		return is(ReadOnly, "rm only prints its help or version")
+	}
+	for _, t := range o.operands {
+		st.noteWrite(t)
 	}
 	recursive := o.has("-r", "-R", "--recursive")
 	forced := o.has("-f", "--force")
@@ -164,6 +168,7 @@ func copyCmd(st *state, c command) judgement {
 		// Moving a system path or a home directory away is as bad as
 		// removing it.
 		for _, src := range o.operands[:len(o.operands)-1] {
+			st.noteWrite(src) // moved away: the file at its path is gone
 			p, _ := st.resolve(src)
 			if what := st.criticalTarget(src); what != "" && !isHomeDotfile(p) {
 				return is(Destructive, "mv moves away "+what)
@@ -323,4 +328,16 @@ func fdCmd(st *state, c command) judgement {
 		}
 	}
 	return is(ReadOnly, c.name+" finds files")
+}
+
+// operandsWritten judges a program that writes each file it names (touch,
+// truncate) with a fixed class and rule; valued are its options that take
+// a value, so that the value is not taken for a file.
+func operandsWritten(c Class, rule, valued string) handler {
+	return func(st *state, cmd command) judgement {
+		for _, t := range scanOptions(cmd.args, scanSpec{valued: valued}).operands {
+			st.noteWrite(t)
+		}
+		return is(c, rule)
+	}
 }

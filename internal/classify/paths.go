@@ -136,6 +136,7 @@ func isHomeDotfile(p string) bool {
 // writeTarget judges writing to a path: it returns the class and a phrase
 // naming the target.
 func writeTarget(a arg, st *state) (Class, string) {
+	st.noteWrite(a)
 	p, _ := st.resolve(a)
 	switch {
 	case isDiskDevice(p):
@@ -196,4 +197,21 @@ func criticalTarget(a arg, p string) string {
 		return "the disk device " + p
 	}
 	return ""
+}
+
+// noteWrite lists a file the line writes in the verdict's Writes, as the
+// path it names from where the line starts. A path only known at run time
+// (a parameter, a substitution, an input item, a glob) is left out, and so
+// is a discarding target such as /dev/null.
+func (st *state) noteWrite(a arg) {
+	p, dynamic := st.resolve(a)
+	if dynamic || a.glob || a.subst || p == "" || isDiscard(p) || len(st.writes) >= maxReasons {
+		return
+	}
+	for _, w := range st.writes {
+		if w == p {
+			return
+		}
+	}
+	st.writes = append(st.writes, p)
 }

@@ -14,8 +14,8 @@ import (
 // out gets the default decision (see DefaultDecision); the zero value is
 // the default policy.
 //
-// In JSON a policy is one object: a member per class it names, and an
-// optional "rules" array:
+// In JSON a policy is one object: a member per class it names, an
+// optional "rules" array and an optional "claims" object (ClaimsPolicy):
 //
 //	{"read_only": "allow", "network": "ask",
 //	 "rules": [{"program": "deployctl", "words": ["push"], "class": "destructive",
@@ -25,6 +25,8 @@ type Policy struct {
 	Decisions map[Class]Decision
 	// Rules teach the classifier the project's own programs.
 	Rules []Rule
+	// Claims is what the gate does with claims (see ClaimsPolicy).
+	Claims ClaimsPolicy
 }
 
 // DefaultDecision is the decision for class c when the policy does not
@@ -75,9 +77,10 @@ func (p Policy) lookup(c Class) Decision {
 }
 
 // Effective returns the policy with every class named: what it chose, and
-// the default for the rest. Rules are kept.
+// the default for the rest. Rules are kept; the claims policy gets its
+// defaults.
 func (p Policy) Effective() Policy {
-	e := Policy{Decisions: map[Class]Decision{}, Rules: p.Rules}
+	e := Policy{Decisions: map[Class]Decision{}, Rules: p.Rules, Claims: p.Claims.effective()}
 	for _, c := range Classes {
 		e.Decisions[c] = p.lookup(c)
 	}
@@ -150,7 +153,7 @@ func (p *Policy) Validate() error {
 			return fmt.Errorf("rules[%d]: %w", i, err)
 		}
 	}
-	return nil
+	return p.Claims.validate()
 }
 
 // validate checks one rule and compiles its pattern.
@@ -246,7 +249,7 @@ func (p Policy) ruleFor(name string, args []string) *Rule {
 }
 
 // MarshalJSON writes the policy as one object: a member per class it
-// names, then "rules" when it has any.
+// names, then "rules" when it has any, then "claims" when it sets any.
 func (p Policy) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -272,6 +275,18 @@ func (p Policy) MarshalJSON() ([]byte, error) {
 		}
 		b.WriteString(`"rules":`)
 		b.Write(rules)
+		first = false
+	}
+	if p.Claims != (ClaimsPolicy{}) {
+		claims, err := json.Marshal(p.Claims)
+		if err != nil {
+			return nil, err
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"claims":`)
+		b.Write(claims)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
@@ -289,6 +304,12 @@ func (p *Policy) UnmarshalJSON(data []byte) error {
 		if k == "rules" {
 			if err := json.Unmarshal(v, &p.Rules); err != nil {
 				return fmt.Errorf(`"rules" must be an array of {"program", "words", "pattern", "class", "reason"} objects: %w`, err)
+			}
+			continue
+		}
+		if k == "claims" {
+			if err := json.Unmarshal(v, &p.Claims); err != nil {
+				return fmt.Errorf(`"claims" must be an object %s: %w`, claimsPolicyExamples, err)
 			}
 			continue
 		}

@@ -122,6 +122,9 @@ func TestParsePolicy(t *testing.T) {
 		{`{"rules": [{"program": "x", "class": "destructive"}]}`, `say why in "reason"`},
 		{`{"rules": [{"program": "x", "pattern": "(", "class": "destructive", "reason": "r"}]}`, `pattern "(" is not a regular expression`},
 		{`{"rules": [{"program": "x", "words": ["a b"], "class": "destructive", "reason": "r"}]}`, `words[0]`},
+		{`{"claims": {"guard": "allow"}}`, `claims.guard is "allow"; it is deny, ask or defer`},
+		{`{"claims": {"ttl_minutes": 2000}}`, `claims.ttl_minutes is 2000; give 1 to 1440 minutes`},
+		{`{"claims": true}`, `"claims" must be an object`},
 	}
 	for _, tc := range bad {
 		if _, err := ParsePolicy([]byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -132,7 +135,7 @@ func TestParsePolicy(t *testing.T) {
 
 func TestPolicyJSONRoundTrip(t *testing.T) {
 	t.Parallel()
-	in := `{"read_only":"allow","destructive":"ask","rules":[{"program":"deployctl","words":["push"],"pattern":"--env[= ]prod","class":"destructive","reason":"pushes to production"}]}`
+	in := `{"read_only":"allow","destructive":"ask","rules":[{"program":"deployctl","words":["push"],"pattern":"--env[= ]prod","class":"destructive","reason":"pushes to production"}],"claims":{"guard":"ask","auto":true,"ttl_minutes":15}}`
 	p, err := ParsePolicy([]byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +156,14 @@ func TestPolicyJSONRoundTrip(t *testing.T) {
 	}
 	if v := Classify("deployctl push --env prod", again); v.Class != Destructive || v.Decision != Ask {
 		t.Errorf("the round-tripped rule: %s/%s, want destructive/ask", v.Class, v.Decision)
+	}
+	if again.Claims.GuardDecision() != Ask || !again.Claims.Auto || again.Claims.AutoClaimTTL() != 15 {
+		t.Errorf("the round-tripped claims policy: %+v", again.Claims)
+	}
+	// A policy that says nothing of claims guards them with deny, and
+	// claims nothing by itself.
+	if e := (Policy{}).Effective().Claims; e.Guard != Deny || e.Auto || e.TTLMinutes != DefaultAutoClaimTTL {
+		t.Errorf("the default claims policy in effect: %+v", e)
 	}
 }
 

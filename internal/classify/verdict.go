@@ -70,6 +70,12 @@ type Verdict struct {
 	// unwrapping, in order. Words only known at run time keep their
 	// source text ($HOME, $(date)).
 	Commands [][]string `json:"commands"`
+	// Writes lists the files the line writes, removes, moves or creates,
+	// as far as the classifier sees them, once each: as the line names
+	// them from the directory it starts in (after any cd it makes), or
+	// absolute, or under ~. A path only known at run time ($VAR, a glob,
+	// an xargs item) is not listed. The claims gate checks these paths.
+	Writes []string `json:"writes,omitempty"`
 }
 
 // Reason explains the class of one command of the line.

@@ -256,14 +256,15 @@ func schemaOf(t reflect.Type, depth int, answer bool) map[string]any {
 }
 
 // policySchema describes a classify.Policy as its MarshalJSON writes it:
-// a member per class it names, holding a decision, and "rules".
+// a member per class it names, holding a decision, "rules" and "claims".
 func policySchema(depth int, answer bool) map[string]any {
 	decisions := make([]any, len(classify.Decisions))
 	for i, d := range classify.Decisions {
 		decisions[i] = string(d)
 	}
 	properties := map[string]any{
-		"rules": schemaOf(reflect.TypeOf([]classify.Rule{}), depth+1, answer),
+		"rules":  schemaOf(reflect.TypeOf([]classify.Rule{}), depth+1, answer),
+		"claims": schemaOf(reflect.TypeOf(classify.ClaimsPolicy{}), depth+1, answer),
 	}
 	for _, c := range classify.Classes {
 		properties[string(c)] = map[string]any{"type": "string", "enum": decisions}
