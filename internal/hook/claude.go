@@ -159,6 +159,7 @@ func (m claudeMapper) records(p Payload) []Record {
 		rec.Entries = append(rec.Entries, m.toolCall(p))
 	case EventPostToolUse:
 		result := m.toolResult(p, responseText(p.ToolResponse), p.ToolResponse)
+		result.Commit = m.commitMade(p, result.Text)
 		rec.Entries = append(rec.Entries, m.toolCall(p), result)
 		if path := p.EditedPath(); path != "" {
 			rec.Touched = append(rec.Touched, Touch{Kind: "file", Value: relativePath(path, p.Cwd, m.git)})
@@ -236,6 +237,19 @@ func (m claudeMapper) toolResult(p Payload, text string, payload json.RawMessage
 	id := toolCallID(p)
 	return logbook.Entry{Kind: logbook.KindToolResult, Tool: p.ToolName, ToolCallID: id,
 		Text: text, Payload: payload, Key: id + ":result", At: m.at}
+}
+
+// commitMade is the commit a tool call made when it ran git commit
+// (read from the summary line git printed, as the importers read it), so
+// that `logbook why` finds a commit made in the middle of a session, not
+// only the session's last head commit. The short sha git printed becomes
+// the full one when it abbreviates the work tree's HEAD, which it does
+// right after the commit.
+func (m claudeMapper) commitMade(p Payload, output string) string {
+	if !logbook.RunsGitCommit(p.ToolInput) {
+		return ""
+	}
+	return logbook.FullCommit(logbook.CommitInOutput(output), m.git.Head)
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -105,26 +104,6 @@ func touchedFiles(e *logbook.Entry) []string {
 		return files
 	}
 	return nil
-}
-
-// isCommitCommand reports whether a tool call's input looks like a shell
-// command that runs git commit, so its result is worth reading for the
-// commit it made.
-func isCommitCommand(e *logbook.Entry) bool {
-	return e.Kind == logbook.KindToolCall && e.ToolCallID != "" &&
-		bytes.Contains(e.Payload, []byte("git")) && bytes.Contains(e.Payload, []byte("commit"))
-}
-
-// commitLine is the summary git commit prints: "[branch 1a2b3c4] subject",
-// "[main (root-commit) 1a2b3c4] subject", "[detached HEAD 1a2b3c4] …".
-var commitLine = regexp.MustCompile(`(?m)^\[[^\]\n]*?([0-9a-f]{7,64})\] `)
-
-// madeCommit returns the commit a git commit's output reports, or "".
-func madeCommit(output string) string {
-	if m := commitLine.FindStringSubmatch(output); m != nil {
-		return m[1]
-	}
-	return ""
 }
 
 // workTree is the folder paths of a session are relative to: the git work

@@ -422,7 +422,7 @@ func (r *fileRun) entry(te *transcript.Entry) error {
 	}
 	e := toEntry(te)
 	switch {
-	case isCommitCommand(&e):
+	case e.Kind == logbook.KindToolCall && e.ToolCallID != "" && logbook.RunsGitCommit(e.Payload):
 		if s.commitCalls == nil {
 			s.commitCalls = make(map[string]bool)
 		}
@@ -430,7 +430,7 @@ func (r *fileRun) entry(te *transcript.Entry) error {
 	case e.Kind == logbook.KindToolResult && s.commitCalls[e.ToolCallID]:
 		delete(s.commitCalls, e.ToolCallID)
 		if e.Commit == "" {
-			e.Commit = madeCommit(e.Text)
+			e.Commit = logbook.CommitInOutput(e.Text)
 		}
 	}
 	for _, path := range touchedFiles(&e) {
