@@ -216,3 +216,18 @@ func TestDial(t *testing.T) {
 		t.Errorf("over TLS: %+v, %v; want the token sent and the answer decoded", got, err)
 	}
 }
+
+// TestHTTPBoundAnswersEveryClient: the bound's clients all get answers
+// from the trivial handler, and what it counts is what they were answered.
+func TestHTTPBoundAnswersEveryClient(t *testing.T) {
+	res, err := HTTPBound(context.Background(), 8, 300*time.Millisecond, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Agents != 8 || res.Requests == 0 || res.RequestsPerSec <= 0 {
+		t.Fatalf("bound %+v: want 8 agents and answers counted", res)
+	}
+	if runtime.GOOS == "linux" && res.CPUPerRequest <= 0 {
+		t.Errorf("bound %+v: want this process's CPU a request", res)
+	}
+}

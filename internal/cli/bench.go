@@ -43,6 +43,7 @@ func benchCmd(ctx context.Context, env Env, args []string) int {
 	explain := fs.Bool("explain", false, "with --read: also print the query plan of each main list filter")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
+	boundFor := fs.Duration("http-bound", 10*time.Second, "after the load, measure for this long the trivial-handler HTTP bound (the same agents against a net/http handler that only decodes the batch) and print logbook's requests/s as a share of it; 0 skips it")
 	traceFile := fs.String("trace", "", "write an execution trace of the run to this file (go tool trace: where each goroutine, the group committer's among them, spends its time; about 3 MB a second)")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook bench [flags]
@@ -50,9 +51,11 @@ func benchCmd(ctx context.Context, env Env, args []string) int {
 Sends realistic agent load (start, entries in batches, heartbeats, claims,
 subagents, ends) and prints throughput (overall and in each 10 s),
 latency per route, errors, the raw engine's rows/s for the same inserts in
-the same run, how the machine's cores spent the load (on a shared machine,
-time stolen by other guests or no idle time means the machine, not
-logbook, set the pace), and resident memory every 10 s.
+the same run, the trivial-handler HTTP bound (the same agents against a
+handler that only decodes the batch: requests/s as a share of it), how the
+machine's cores spent the load (on a shared machine, time stolen by other
+guests or no idle time means the machine, not logbook, set the pace), the
+CPU a request and an entry, and resident memory every 10 s.
 
   logbook bench --agents 200 --duration 30s             in-process server on SQLite
   logbook bench --db postgres://… --batch 100           in-process server on PostgreSQL
@@ -169,6 +172,19 @@ Flags:
 		out.Engine, out.Raw = st.Engine(), &raw
 		out.Ratio = res.EntriesPerSec / raw.RowsPerSec
 	}
+	if *boundFor > 0 {
+		fmt.Fprintf(env.Stderr, "HTTP bound: %d agents against a trivial handler for %s…\n", res.Agents, *boundFor)
+		bound, err := bench.HTTPBound(ctx, res.Agents, *boundFor, res.Batch)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+		out.Bound = &bound
+		out.RatioToBound = res.RequestsPerSec / bound.RequestsPerSec
+	}
+	if m := res.Machine; m != nil && res.Entries > 0 {
+		out.CPUPerEntry = 1e6 * m.ProcessSeconds / float64(res.Entries)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -187,7 +203,15 @@ type benchOutput struct {
 	Load   bench.Result     `json:"load"`
 	Raw    *bench.RawResult `json:"raw,omitempty"`
 	Ratio  float64          `json:"ratio_to_raw,omitempty"`
-	RSSMB  float64          `json:"rss_mb"`
+	// Bound is the trivial-handler HTTP bound measured after the load, and
+	// RatioToBound the load's requests/s as a share of its requests/s.
+	Bound        *bench.BoundResult `json:"http_bound,omitempty"`
+	RatioToBound float64            `json:"ratio_to_http_bound,omitempty"`
+	// CPUPerEntry is this process's CPU time an acknowledged entry, in
+	// microseconds (server and load generator in-process; the load
+	// generator alone with --server).
+	CPUPerEntry float64 `json:"cpu_us_per_entry,omitempty"`
+	RSSMB       float64 `json:"rss_mb"`
 	// RSSOf says whose memory RSSMB is: this process's.
 	RSSOf string `json:"rss_of"`
 	// RSSEvery10s is the resident memory sampled every 10 seconds of load.
@@ -245,9 +269,13 @@ func printBench(w io.Writer, out benchOutput) {
 		fmt.Fprintf(w, "raw %s baseline: %d rows in %.2fs = %.0f rows/s; logbook reached %.1f%% of it\n",
 			out.Engine, out.Raw.Rows, out.Raw.Seconds, out.Raw.RowsPerSec, 100*out.Ratio)
 	}
+	if b := out.Bound; b != nil {
+		fmt.Fprintf(w, "trivial-handler HTTP bound (%d agents, the same clients, %.0fs): %.0f requests/s at %.0f µs of CPU a request; logbook answered %.0f requests/s = %.1f%% of it\n",
+			b.Agents, b.Seconds, b.RequestsPerSec, b.CPUPerRequest, r.RequestsPerSec, 100*out.RatioToBound)
+	}
 	if m := r.Machine; m != nil {
-		fmt.Fprintf(w, "machine during the load (%d cores): %.0f%% busy, %.0f%% waiting on disk, %.0f%% idle, %.0f%% stolen by other guests; %s: %.0f µs of CPU a request\n",
-			m.Cores, 100*m.Busy, 100*m.IOWait, 100*m.Idle, 100*m.Steal, out.RSSOf, 1e6*m.ProcessSeconds/float64(max(r.Requests, 1)))
+		fmt.Fprintf(w, "machine during the load (%d cores): %.0f%% busy, %.0f%% waiting on disk, %.0f%% idle, %.0f%% stolen by other guests; %s: %.0f µs of CPU a request, %.0f µs an entry\n",
+			m.Cores, 100*m.Busy, 100*m.IOWait, 100*m.Idle, 100*m.Steal, out.RSSOf, 1e6*m.ProcessSeconds/float64(max(r.Requests, 1)), out.CPUPerEntry)
 	}
 	fmt.Fprintf(w, "resident memory (%s): %.0f MB", out.RSSOf, out.RSSMB)
 	if len(out.RSSEvery10s) > 0 {

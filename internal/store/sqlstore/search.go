@@ -921,8 +921,21 @@ func tsvector(d searchDoc) string {
 }
 
 // tsLexeme quotes a word for a tsvector or tsquery's text.
+// tsLexeme quotes w as one lexeme of a tsvector or tsquery: in quotes,
+// with backslashes and quotes doubled. (A strings.Replacer built per call
+// cost 9% of a one-entry append's CPU on PostgreSQL.)
 func tsLexeme(w string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(w) + "'"
+	var b strings.Builder
+	b.Grow(len(w) + 2)
+	b.WriteByte('\'')
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c == '\\' || c == '\'' {
+			b.WriteByte(c)
+		}
+		b.WriteByte(w[i])
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // tsQuery writes m as a tsquery: every term & every meta word, a term
