@@ -8,8 +8,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/hook"
 )
@@ -19,16 +21,35 @@ import (
 // stderr; only a call it cannot read as a hook call at all is a usage
 // error.
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "flush" {
+		flush()
+		return
+	}
 	if len(os.Args) < 2 || (os.Args[1] != "claude" && os.Args[1] != "codex") {
 		fmt.Fprintln(os.Stderr, "usage: logbook-hook claude [--guard-claims] | logbook-hook codex   (the hook's event as JSON on stdin); see logbook hook --help")
 		os.Exit(2)
 	}
 	cfg := hook.ConfigFromEnv(os.Getenv)
 	cfg.GuardClaims = slices.Contains(os.Args[2:], "--guard-claims")
+	cfg.FlushCommand = hook.BackgroundFlushCommand("flush")
 	h := hook.New(cfg, os.Stderr)
 	if os.Args[1] == "codex" {
 		h.CodexHook(context.Background(), os.Stdin, os.Stdout)
 		return
 	}
 	h.Claude(context.Background(), os.Stdin, os.Stdout)
+}
+
+// flushTimeout bounds the background delivery a PreToolUse starts.
+const flushTimeout = 30 * time.Second
+
+// flush delivers the spool, as `logbook hook flush --background` does:
+// what PreToolUse starts in a process of its own, so its record is sent
+// without waiting for the next hook call. It says nothing: nobody reads
+// its output, and what the server refuses is set aside for the next
+// session's start to tell.
+func flush() {
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	_, _ = hook.New(hook.ConfigFromEnv(os.Getenv), io.Discard).Flush(ctx)
 }

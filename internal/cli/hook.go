@@ -21,6 +21,8 @@ const hookUsage = `Usage:
   logbook hook codex                        one Codex CLI hook call: the event's JSON on stdin
   logbook hook codex JSON                   one Codex CLI notify call: the JSON argument Codex passes
   logbook hook flush                        deliver the records waiting in the spool now
+  logbook hook status                       the project and server this folder's hooks report to,
+                                            the records waiting in the spool, and those set aside and why
   logbook hook install claude [--dir D] [--user] [--guard-claims]
                                             add logbook's hooks to Claude Code's settings.json
   logbook hook uninstall claude [--dir D] [--user]
@@ -32,7 +34,13 @@ most commands) says nothing, leaving the call to the harness's own
 permission settings; allow only where the project's policy chose it. Codex
 hooks cannot ask: there an ask is a deny that says a person must approve. They never stop the agent:
 when the server is down or slow, records wait in the spool and go with the
-next hook call or 'logbook hook flush'.
+next hook call or 'logbook hook flush'. A record the server refuses for good
+(a token for another project than the folder's, say) is set aside; the next
+session's start tells the user, and 'logbook hook status' lists them.
+
+The project: LOGBOOK_PROJECT when set, else the name of the git top-level
+folder of the session's working folder, else the token's project. The token
+must be for that project.
 
 Environment:
   LOGBOOK_URL           the server (default http://127.0.0.1:7474)
@@ -59,6 +67,8 @@ func Hook(ctx context.Context, env Env, args []string) int {
 		return hookCodex(ctx, env, args[1:])
 	case "flush":
 		return hookFlush(ctx, env, args[1:])
+	case "status":
+		return hookStatus(ctx, env, args[1:])
 	case "install", "uninstall":
 		return hookInstall(env, args[0], args[1:])
 	}
@@ -81,6 +91,7 @@ func hookClaude(ctx context.Context, env Env, args []string) int {
 	}
 	cfg := hook.ConfigFromEnv(env.Getenv)
 	cfg.GuardClaims = *guard
+	cfg.FlushCommand = hook.BackgroundFlushCommand("hook", "flush", "--background")
 	stdin := env.Stdin
 	if stdin == nil {
 		stdin = eofReader{}
@@ -107,7 +118,9 @@ func hookCodex(ctx context.Context, env Env, args []string) int {
 		if stdin == nil {
 			stdin = eofReader{}
 		}
-		hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr).CodexHook(ctx, stdin, env.Stdout)
+		cfg := hook.ConfigFromEnv(env.Getenv)
+		cfg.FlushCommand = hook.BackgroundFlushCommand("hook", "flush", "--background")
+		hook.New(cfg, env.Stderr).CodexHook(ctx, stdin, env.Stdout)
 		return 0
 	}
 	// Codex appends its JSON as the last argument.
@@ -135,6 +148,7 @@ func hookFlush(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("logbook hook flush", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	timeout := fs.Duration("timeout", flushTimeout, "give up after this long")
+	background := fs.Bool("background", false, "say nothing (the hooks start it after PreToolUse; what the server refuses is set aside as ever)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -142,6 +156,9 @@ func hookFlush(ctx context.Context, env Env, args []string) int {
 	defer cancel()
 	h := hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr)
 	rep, err := h.Flush(ctx)
+	if *background {
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook hook flush: %v\n", err)
 		return 1
@@ -159,6 +176,28 @@ func hookFlush(ctx context.Context, env Env, args []string) int {
 		if rep.Err != nil {
 			fmt.Fprintf(env.Stderr, "logbook hook flush: %v\n", rep.Err)
 		}
+		return 1
+	}
+	return 0
+}
+
+// hookStatus prints where the hooks of the current folder report to and
+// what the spool holds; it exits 1 when something needs the user.
+func hookStatus(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("logbook hook status", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	dir := fs.String("dir", ".", "the folder the agent works in")
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook hook status: %v\n", err)
+		return 1
+	}
+	st := hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr).Status(ctx, abs)
+	st.Print(env.Stdout)
+	if !st.OK() {
 		return 1
 	}
 	return 0

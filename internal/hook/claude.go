@@ -17,7 +17,12 @@ import (
 // Every event but PreToolUse is written to the spool, then the spool is
 // delivered within the configured deadline. PreToolUse answers first,
 // from in-process classification, and only appends its record, so its
-// answer never waits on delivery; the next event delivers it.
+// answer never waits on delivery; a process of its own delivers it (see
+// Config.FlushCommand), else the next event.
+//
+// SessionStart also tells the user (and the model, which can say it) what
+// the server refused since the last time they were told (see
+// Hook.tellSetAside).
 func (h *Hook) Claude(ctx context.Context, stdin io.Reader, stdout io.Writer) {
 	h.event(ctx, HarnessClaude, stdin, stdout)
 }
@@ -57,6 +62,7 @@ func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdou
 			}
 		}
 		h.save(ctx, spool, recs)
+		h.flushLater(spool)
 		return
 	}
 	if spool != nil && p.AgentID == "" {
@@ -64,6 +70,14 @@ func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdou
 	}
 	h.save(ctx, spool, recs)
 	h.deliver(ctx, spool)
+	if harness != HarnessClaude || p.AgentID != "" {
+		return // Codex's hooks take no added context; a subagent's events speak for its parent's session
+	}
+	var out hookOutput
+	if p.Event == EventSessionStart {
+		h.tellSetAside(&out, spool, m.project)
+	}
+	out.write(stdout, h, p.Event)
 }
 
 // turnFailure is what the last StopFailure of a session said, kept in the

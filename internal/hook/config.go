@@ -41,6 +41,11 @@ type Config struct {
 	SpoolDir string
 	// GuardClaims denies edits of paths that another session has claimed.
 	GuardClaims bool
+	// FlushCommand, when set, is the command line of a process that
+	// delivers the spool (`logbook hook flush --background`): PreToolUse
+	// starts it without waiting, so its record is sent at once rather than
+	// with the next hook call. See BackgroundFlushCommand.
+	FlushCommand []string
 
 	Deadline       time.Duration
 	PolicyDeadline time.Duration

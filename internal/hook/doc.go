@@ -21,11 +21,18 @@
 // Claude Code's hookSpecificOutput JSON with permissionDecision allow, ask
 // or deny. With the claims guard on, an edit of a path another session has
 // claimed is denied, naming the holder. PreToolUse never delivers the spool
-// itself, so its answer does not wait on the server.
+// itself, so its answer does not wait on the server: it starts a process of
+// its own that does (Config.FlushCommand).
+//
+// A refused record is never lost quietly: Claude Code hides the hook's
+// stderr, so the next SessionStart tells the user (systemMessage) and the
+// model (additionalContext) what was set aside since the last time and why,
+// and Hook.Status (`logbook hook status`) lists it all.
 //
 // The hook's contract with Claude Code: exit status 0 always (exit 2 would
-// block the agent), nothing on stdout except the PreToolUse answer, and
-// problems reported on stderr. When classification fails the answer is
+// block the agent), nothing on stdout except the PreToolUse answer and the
+// context output of SessionStart, UserPromptSubmit and PostToolUse (see
+// Output), and problems reported on stderr. When classification fails the answer is
 // "ask" with a reason saying so, never a silent deny.
 //
 // The package also records Codex CLI turns (Codex's notify program, see

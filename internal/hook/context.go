@@ -1,0 +1,79 @@
+package hook
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Output is Claude Code's hook output for the events that can add to the
+// model's context (SessionStart, UserPromptSubmit, PostToolUse):
+// SystemMessage is shown to the user, AdditionalContext is given to the
+// model.
+type Output struct {
+	SystemMessage      string             `json:"systemMessage,omitempty"`
+	HookSpecificOutput *ContextOutputPart `json:"hookSpecificOutput,omitempty"`
+}
+
+// ContextOutputPart is the event's part of an Output.
+type ContextOutputPart struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext,omitempty"`
+}
+
+// contextEvents are the events whose output Claude Code adds to the
+// model's context.
+var contextEvents = map[string]bool{EventSessionStart: true, EventUserPromptSubmit: true, EventPostToolUse: true}
+
+// hookOutput gathers what one hook call tells the user and the model.
+type hookOutput struct {
+	user  []string // for systemMessage
+	model []string // for additionalContext
+}
+
+func (o *hookOutput) empty() bool { return len(o.user) == 0 && len(o.model) == 0 }
+
+// write prints o as the event's output, or nothing when o is empty (the
+// hook's stdout stays silent unless there is something to say).
+func (o *hookOutput) write(w io.Writer, h *Hook, event string) {
+	if o.empty() || !contextEvents[event] {
+		return
+	}
+	out := Output{SystemMessage: strings.Join(o.user, "\n\n")}
+	if len(o.model) > 0 {
+		out.HookSpecificOutput = &ContextOutputPart{HookEventName: event, AdditionalContext: strings.Join(o.model, "\n\n")}
+	}
+	raw, err := json.Marshal(out)
+	if err == nil {
+		_, err = fmt.Fprintf(w, "%s\n", raw)
+	}
+	if err != nil {
+		h.report("cannot write the %s output: %v", event, err)
+	}
+}
+
+// tellSetAside adds to o what was set aside since the user was last told,
+// at a session's start: a line on stderr is hidden by Claude Code, so a
+// record refused for a reason the user must fix (a token for another
+// project, an empty actor…) would be lost without anyone knowing.
+func (h *Hook) tellSetAside(o *hookOutput, spool *Spool, project string) {
+	if spool == nil {
+		return
+	}
+	a, err := spool.unreported()
+	if err != nil {
+		h.report("%v", err)
+	}
+	if a.Empty() {
+		return
+	}
+	where := fmt.Sprintf("This machine's logbook hook reports to project %q at %s.", project, h.cfg.URL)
+	if project == "" {
+		where = fmt.Sprintf("This machine's logbook hook reports to %s, to the project of its token (no LOGBOOK_PROJECT, no git folder).", h.cfg.URL)
+	}
+	summary := a.Summary(spool.Dir())
+	o.user = append(o.user, "logbook: "+summary+"\n"+where+" Run `logbook hook status` to see them all.")
+	o.model = append(o.model, "The logbook session recorder could not record part of earlier sessions; tell the user before anything else, "+
+		"because only they can fix it:\n"+summary+"\n"+where+" `logbook hook status` shows the records and why each was refused.")
+}

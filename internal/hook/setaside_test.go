@@ -1,0 +1,113 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+)
+
+// TestSetAsideToldAtSessionStart: records the server refuses for a reason
+// the user must fix (here the folder's project is not the token's) are
+// told at the next session's start, to the user (systemMessage) and to the
+// model (additionalContext), once; `logbook hook status` lists them with
+// the reason and says the server does not take the folder's records.
+func TestSetAsideToldAtSessionStart(t *testing.T) {
+	srv := newTestServer(t)
+	wrong := srv.config(t)
+	wrong.Project = "elsewhere"
+	_, stderr := runClaude(t, wrong, promptPayload(t, "s1", "lost unless told"))
+	if !strings.Contains(stderr, "refused") {
+		t.Fatalf("stderr %q should say the record was refused", stderr)
+	}
+
+	right := srv.config(t)
+	right.SpoolDir = wrong.SpoolDir
+	start := payload(t, map[string]any{"session_id": "s2", "hook_event_name": EventSessionStart, "source": "startup"})
+	stdout, _ := runClaude(t, right, start)
+	var out Output
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("SessionStart printed %q: %v", stdout, err)
+	}
+	want := `this token is for project "demo", not "elsewhere"`
+	if !strings.Contains(out.SystemMessage, want) || !strings.Contains(out.SystemMessage, "logbook hook status") {
+		t.Errorf("systemMessage %q should give the reason and the command", out.SystemMessage)
+	}
+	if out.HookSpecificOutput == nil || out.HookSpecificOutput.HookEventName != EventSessionStart ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, want) {
+		t.Errorf("hookSpecificOutput %+v should carry the reason as additionalContext", out.HookSpecificOutput)
+	}
+	if stdout, _ := runClaude(t, right, start); stdout != "" {
+		t.Errorf("a second SessionStart told again: %q", stdout)
+	}
+	srv.session("s2") // the session itself was recorded
+
+	st := New(wrong, &bytes.Buffer{}).Status(context.Background(), t.TempDir())
+	if st.Project != "elsewhere" || st.ProjectFrom != "LOGBOOK_PROJECT" {
+		t.Errorf("status project %q from %q", st.Project, st.ProjectFrom)
+	}
+	if st.ServerErr == nil || !strings.Contains(st.ServerErr.Error(), want) {
+		t.Errorf("status server error %v, want the token's project named", st.ServerErr)
+	}
+	if len(st.SetAside.Rejected) != 1 || st.OK() {
+		t.Errorf("status set aside %+v, ok %v", st.SetAside, st.OK())
+	}
+	var printed bytes.Buffer
+	st.Print(&printed)
+	for _, s := range []string{`project:   "elsewhere" (from LOGBOOK_PROJECT)`, "UserPromptSubmit", want, "rejected.jsonl"} {
+		if !strings.Contains(printed.String(), s) {
+			t.Errorf("status output lacks %q:\n%s", s, printed.String())
+		}
+	}
+
+	st = New(right, &bytes.Buffer{}).Status(context.Background(), t.TempDir())
+	if st.ServerErr != nil {
+		t.Errorf("with the right project the server should take records: %v", st.ServerErr)
+	}
+}
+
+// TestPreToolUseFlushedInBackground: the lean hook's PreToolUse answers
+// and exits, and the record it spooled reaches the server without any
+// other hook call, delivered by the process it started.
+func TestPreToolUseFlushedInBackground(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the hook binaries")
+	}
+	binaries := hookBinaries(t)
+	srv := newTestServer(t)
+	spoolDir := t.TempDir()
+	fields := map[string]any{"session_id": "bg", "hook_event_name": EventPreToolUse, "cwd": t.TempDir(),
+		"tool_name": "Bash", "tool_use_id": "toolu_bg", "tool_input": map[string]any{"command": "ls"}}
+	cmd := exec.Command(binaries[LeanBinary][0], binaries[LeanBinary][1:]...)
+	cmd.Env = append(os.Environ(), "LOGBOOK_URL="+srv.url(), "LOGBOOK_TOKEN="+srv.token,
+		"LOGBOOK_PROJECT="+testProject, "LOGBOOK_SPOOL_DIR="+spoolDir)
+	cmd.Stdin = bytes.NewReader(payload(t, fields))
+	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("the hook: %v, output %q", err, out)
+	}
+	// The hook has exited; only its background delivery can send the record.
+	for wait := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if v, ok := srv.findSession("bg"); ok && len(entriesOf(v, logbook.KindToolCall)) == 1 {
+			break
+		}
+		if time.Since(wait) > 30*time.Second {
+			t.Fatal("the PreToolUse record never reached the server")
+		}
+	}
+	spool, _ := OpenSpool(spoolDir)
+	// The delivery removes the record from the spool after the server took it.
+	for wait := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if n, _ := spool.Pending(); n == 0 {
+			break
+		}
+		if time.Since(wait) > 30*time.Second {
+			t.Fatal("the record stays in the spool")
+		}
+	}
+}
