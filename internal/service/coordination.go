@@ -204,6 +204,9 @@ func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResu
 	if err := s.store.Optimize(ctx); err != nil {
 		s.log.WarnContext(ctx, "refreshing the planner's statistics failed", "err", err)
 	}
+	if err := s.store.EntryPartitionsMaintain(ctx, now, store.PartitionMonthsAhead); err != nil {
+		s.log.WarnContext(ctx, "keeping the partitions of entries failed", "err", err)
+	}
 	err := s.inTx(ctx, func(tx *work) error {
 		won, err := tx.SweepLock(ctx)
 		if err != nil || !won {

@@ -44,7 +44,10 @@ func (r *redactingStore) Engine() string                     { return r.st.Engin
 func (r *redactingStore) CanBackup() bool                    { return r.st.CanBackup() }
 func (r *redactingStore) Optimize(ctx context.Context) error { return r.st.Optimize(ctx) }
 func (r *redactingStore) SingleWriter() bool                 { return r.st.SingleWriter() }
-func (r *redactingStore) Close() error                       { return r.st.Close() }
+func (r *redactingStore) EntryPartitionsMaintain(ctx context.Context, now time.Time, ahead int) error {
+	return r.st.EntryPartitionsMaintain(ctx, now, ahead)
+}
+func (r *redactingStore) Close() error { return r.st.Close() }
 func (r *redactingStore) EventSequence(ctx context.Context) (int64, error) {
 	return r.st.EventSequence(ctx)
 }
@@ -564,6 +567,11 @@ func (r redacting) SessionPruneProject(ctx context.Context, project string, befo
 		return nil, err
 	}
 	return r.ex.SessionPruneProject(ctx, project, before, limit)
+}
+
+// Partitions are named by time and hold no text of the caller's.
+func (r redacting) EntryPartitionPrune(ctx context.Context, now time.Time) (map[string]int64, error) {
+	return r.ex.EntryPartitionPrune(ctx, now)
 }
 
 func (r redacting) SessionListTrimmable(ctx context.Context, project string, before time.Time, limit int) ([]string, error) {

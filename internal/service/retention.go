@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
 )
 
 // Retention returns a project's retention: how many days after a session
@@ -56,6 +57,9 @@ type RetentionResult struct {
 	// Payloads counts the entries whose tool output or large payload was
 	// removed.
 	Payloads int64
+	// Partitions counts the months of entries emptied whole (PostgreSQL),
+	// whose sessions and entries Sessions and Entries count too.
+	Partitions int64
 	// Batches is how many transactions it took.
 	Batches int
 }
@@ -74,6 +78,11 @@ func (s *Service) enforceRetention(ctx context.Context, now time.Time) (Retentio
 	projects, err := s.store.ProjectRetentionList(ctx)
 	if err != nil {
 		return res, err
+	}
+	if len(projects) > 0 {
+		if err := s.enforceRetentionByMonth(ctx, now, &res); err != nil {
+			return res, err
+		}
 	}
 	for _, p := range projects {
 		if days := p.Retention.SessionsDays; days > 0 {
@@ -119,6 +128,39 @@ func (s *Service) enforceRetention(ctx context.Context, now time.Time) (Retentio
 		}
 	}
 	return res, nil
+}
+
+// enforceRetentionByMonth empties, one per transaction, the partitions of
+// entries (PostgreSQL) whose sessions are all due, which costs a month's
+// sessions rather than all their entries; the rows of partly due months
+// are left to the per-project batches. The emptied partitions are dropped
+// at the end (EntryPartitionsMaintain).
+func (s *Service) enforceRetentionByMonth(ctx context.Context, now time.Time, res *RetentionResult) error {
+	dropped := false
+	for {
+		var deleted map[string]int64
+		won, err := s.sweepBatch(ctx, func(tx *work) (err error) {
+			deleted, err = tx.EntryPartitionPrune(ctx, now)
+			return err
+		})
+		if err != nil || !won {
+			return err
+		}
+		if deleted["sessions"] == 0 {
+			break
+		}
+		dropped = true
+		res.Batches++
+		res.Partitions += deleted["partitions"]
+		res.Sessions += deleted["sessions"]
+		res.Entries += deleted["entries"]
+		s.removed("sessions", deleted["sessions"])
+		s.removed("entries", deleted["entries"])
+	}
+	if !dropped {
+		return nil
+	}
+	return s.store.EntryPartitionsMaintain(ctx, now, store.PartitionMonthsAhead)
 }
 
 // trimPayloads trims up to retentionTrimBatch entries of the project's

@@ -22,6 +22,12 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
+// PartitionMonthsAhead is how many months after the current one the
+// server and the sweeper keep partitions of entries made for
+// (EntryPartitionsMaintain): a server down for as long still finds its
+// month's partition when it starts again.
+const PartitionMonthsAhead = 2
+
 // Store is a database logbook keeps its ledger in.
 type Store interface {
 	Executor
@@ -47,6 +53,14 @@ type Store interface {
 	// needs to be told (SQLite's PRAGMA optimize; PostgreSQL's autovacuum
 	// does it by itself). The sweeper calls it.
 	Optimize(ctx context.Context) error
+
+	// EntryPartitionsMaintain makes the partitions of entries for the UTC
+	// months from now's through ahead months later where entries are
+	// partitioned (PostgreSQL), so that the sessions of those months never
+	// fall back on the default partition, and drops the past months'
+	// partitions that retention emptied (EntryPartitionPrune). Replicas
+	// take turns. A no-op on engines without partitions (SQLite).
+	EntryPartitionsMaintain(ctx context.Context, now time.Time, ahead int) error
 
 	// SingleWriter reports whether the engine commits one transaction at a
 	// time (SQLite). The service then coalesces concurrent writes into
@@ -342,6 +356,15 @@ type Executor interface {
 
 	// SessionPruneProject is SessionPruneEnded for one project's sessions.
 	SessionPruneProject(ctx context.Context, project string, before time.Time, limit int) (map[string]int64, error)
+	// EntryPartitionPrune enforces session retention a month at a time
+	// where entries are partitioned by the month of their session
+	// (PostgreSQL): it empties the oldest partition of a past month whose
+	// sessions' trees are all due under their own project's retention at
+	// now (the trees SessionPruneProject would delete), and deletes those
+	// trees. It returns the rows deleted per table as SessionPruneProject
+	// does, "partitions" counting the month; "sessions" is 0 when no month
+	// was due, and always on engines without partitions (SQLite).
+	EntryPartitionPrune(ctx context.Context, now time.Time) (map[string]int64, error)
 	// SessionListTrimmable lists the ids of up to limit of a project's
 	// sessions that ended before before and were not marked trimmed
 	// (SessionMarkTrimmed), the first ended first.

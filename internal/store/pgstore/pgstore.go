@@ -94,6 +94,9 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		// makes (migration 0015).
 		Search:    sqlstore.TSVector,
 		FreshPlan: pgx.QueryExecModeExec,
+		// Entries are partitioned by the month of their session
+		// (migration 0026).
+		MonthPartitions: true,
 	})
 	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
 	return st, nil

@@ -104,6 +104,11 @@ type Dialect struct {
 	// otherwise settle, after five runs of a statement, on a generic plan
 	// that walks every entry for a rare word (pgx.QueryExecModeExec).
 	FreshPlan any
+	// MonthPartitions: entries are partitioned by the UTC month of their
+	// session (PostgreSQL, migration 0026), so retention empties a month
+	// at a time (see EntryPartitionPrune) and the server makes the months
+	// ahead (EntryPartitionsMaintain).
+	MonthPartitions bool
 }
 
 // querier is what *sql.DB and *sql.Tx share.

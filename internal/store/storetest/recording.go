@@ -120,6 +120,11 @@ func (r *recordingStore) StatsRebuild(ctx context.Context) error {
 	return r.st.StatsRebuild(ctx)
 }
 
+func (r *recordingStore) EntryPartitionsMaintain(ctx context.Context, now time.Time, ahead int) error {
+	r.calls.add("EntryPartitionsMaintain")
+	return r.st.EntryPartitionsMaintain(ctx, now, ahead)
+}
+
 func (r *recordingStore) SingleWriter() bool {
 	r.calls.add("SingleWriter")
 	return r.st.SingleWriter()
@@ -513,6 +518,11 @@ func (r recordingExecutor) ProjectRetentionSet(ctx context.Context, name string,
 func (r recordingExecutor) ProjectRetentionList(ctx context.Context) ([]logbook.ProjectRetention, error) {
 	r.calls.add("ProjectRetentionList")
 	return r.ex.ProjectRetentionList(ctx)
+}
+
+func (r recordingExecutor) EntryPartitionPrune(ctx context.Context, now time.Time) (map[string]int64, error) {
+	r.calls.add("EntryPartitionPrune")
+	return r.ex.EntryPartitionPrune(ctx, now)
 }
 
 func (r recordingExecutor) SessionPruneProject(ctx context.Context, project string, before time.Time, limit int) (map[string]int64, error) {

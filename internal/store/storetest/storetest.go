@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Stats", testStats},
 		{"Search", testSearch},
 		{"Retention", testRetention},
+		{"MonthlyRetention", testMonthlyRetention},
 	}
 	var ran atomic.Int64
 	for _, p := range parts {
