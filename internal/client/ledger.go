@@ -222,6 +222,12 @@ func (l httpLedger) Claims(ctx context.Context, p ledger.ClaimsParams) ([]logboo
 	return res.Claims, err
 }
 
+func (l httpLedger) Gate(ctx context.Context, p ledger.GateParams) (ledger.GateAnswer, error) {
+	var res ledger.GateAnswer
+	_, err := l.call(ctx, http.MethodPost, "/v1/gate", p, &res)
+	return res, err
+}
+
 func (l httpLedger) AddNote(ctx context.Context, p ledger.NoteParams) (ledger.NoteResult, error) {
 	var res ledger.NoteResult
 	_, err := l.call(ctx, http.MethodPost, "/v1/notes", p, &res)

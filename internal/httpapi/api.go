@@ -121,6 +121,7 @@ func (h *handler) routes() []route {
 		{"POST /v1/claims", h.claim, "Claim a subject for a session (201; 200 renewing your own; 409 naming the holder)", nil, ledger.ClaimParams{}, logbook.Claim{}},
 		{"GET /v1/claims", h.listClaims, "Active claims; with subject, who holds it or a folder above it", []string{"project", "subject", "session_id"}, nil, ledger.ClaimsAnswer{}},
 		{"DELETE /v1/claims/{id}", h.release, "Release a claim (its owner only)", nil, nil, logbook.Claim{}},
+		{"POST /v1/gate", h.gate, "May a session write these files (or this tool call's)? defer, or the claims guard's deny or ask naming the holder; claims them with the project's auto claims", nil, ledger.GateParams{}, ledger.GateAnswer{}},
 
 		{"GET /v1/events", h.streamLimited(h.events), "Server-Sent Events of a project; resume with Last-Event-ID or after", []string{"project", "after"}, nil, nil},
 

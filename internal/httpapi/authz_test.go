@@ -122,6 +122,11 @@ func authzRoutes() []authzRoute {
 		{"GET /v1/claims", func(f authzFixture) string { return "/v1/claims?project=other&session_id=" + f.session }, none, sessionElsewhere},
 		{"DELETE /v1/claims/{id}", func(f authzFixture) string { return "/v1/claims/" + f.claim }, none, [callers]int{401, 404, 403, 200, 403}},
 
+		{"POST /v1/gate", static("/v1/gate"), func(f authzFixture) string {
+			return `{"session_id":"` + f.session + `","paths":["` + f.subject + `x.go"]}`
+		}, readSession},
+		{"POST /v1/gate", static("/v1/gate"), static(`{"project":"demo","paths":["a.go"]}`), readProject},
+
 		{"GET /v1/events", static("/v1/events?project=demo&after=latest"), none, readProject},
 
 		{"POST /v1/classify", static("/v1/classify"), static(`{"project":"demo","command":"ls -la"}`), readProject},

@@ -48,3 +48,17 @@ func (h *handler) listClaims(w http.ResponseWriter, r *http.Request, c service.C
 	}
 	writeJSON(w, http.StatusOK, ledger.ClaimsAnswer{Claims: claims})
 }
+
+func (h *handler) gate(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var req ledger.GateParams
+	if err := decode(w, r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	ans, err := h.svc.Gate(r.Context(), c, req)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ans)
+}

@@ -77,6 +77,9 @@ type Ledger interface {
 	Release(ctx context.Context, claimID string) (logbook.Claim, error)
 	// Claims lists the active claims, or who holds a subject.
 	Claims(ctx context.Context, p ClaimsParams) ([]logbook.Claim, error)
+	// Gate decides whether a session may write files another live
+	// session may hold, and with the project's auto claims claims them.
+	Gate(ctx context.Context, p GateParams) (GateAnswer, error)
 	// AddNote puts a note into every live session on an issue, pull or
 	// subject.
 	AddNote(ctx context.Context, p NoteParams) (NoteResult, error)

@@ -253,6 +253,7 @@ func TestToolsAreDescribed(t *testing.T) {
 		"plan":             {destructive: true, idempotent: true, required: []string{"session_id"}},
 		"classify_command": {readOnly: true, required: []string{"command"}},
 		"claim":            {idempotent: true, required: []string{"session_id", "subject"}},
+		"check_write":      {idempotent: true, required: []string{"session_id"}},
 		"release":          {destructive: true, idempotent: true, required: []string{"claim_id"}},
 		"complete_task":    {destructive: true, idempotent: true, required: []string{"session_id", "outcome", "result"}},
 		"search":           {readOnly: true, required: []string{"q"}},
@@ -399,6 +400,20 @@ func TestSessionThroughTools(t *testing.T) {
 	ok(t, bob, "start_session", map[string]any{"harness": "codex", "harness_session_id": "b1"}, &bobs)
 	mustContain(t, "a conflicting claim", fails(t, bob, "claim", map[string]any{"session_id": bobs.ID, "subject": "auth/login.go"}),
 		"auth/login.go is held by session "+sess.ID, "alice", "Fix the flaky login test", "work on something else")
+	// The gate says the same before a write: by path, or by the command.
+	var gate struct {
+		Decision string   `json:"decision"`
+		Reason   string   `json:"reason"`
+		Paths    []string `json:"paths"`
+	}
+	ok(t, bob, "check_write", map[string]any{"session_id": bobs.ID, "command": "sed -i s/a/b/ auth/login.go"}, &gate)
+	if gate.Decision != "deny" || !slices.Equal(gate.Paths, []string{"auth/login.go"}) || !strings.Contains(gate.Reason, "claimed by session "+sess.ID) {
+		t.Errorf("check_write of a held file: %+v", gate)
+	}
+	ok(t, alice, "check_write", map[string]any{"session_id": sess.ID, "paths": []string{"auth/login.go"}}, &gate)
+	if gate.Decision != "defer" {
+		t.Errorf("check_write of the holder's own file: %+v", gate)
+	}
 	ok(t, alice, "release", map[string]any{"claim_id": held.ID}, nil)
 	ok(t, bob, "claim", map[string]any{"session_id": bobs.ID, "subject": "auth/login.go"}, nil)
 	mustContain(t, "another actor's session", fails(t, bob, "record", map[string]any{"session_id": sess.ID, "entries": []map[string]any{}}),
@@ -514,8 +529,8 @@ func TestStreamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 11 {
-		t.Errorf("%d tools over HTTP, want 11", len(tools.Tools))
+	if len(tools.Tools) != 12 {
+		t.Errorf("%d tools over HTTP, want 12", len(tools.Tools))
 	}
 	var sess session
 	ok(t, alice, "start_session", map[string]any{"harness": "claude-code", "harness_session_id": "h1", "goal": "Ship the MCP server"}, &sess)

@@ -20,7 +20,7 @@ Call start_session first (pass harness and harness_session_id so that a repeat r
 Call set_goal with what you are trying to do: it answers with earlier partial or failed attempts at the same thing; read them.
 Before you start on something, call search with its key words (an error message, a file, a function, a host): it finds what agents before you said and ran about it, in every transcript of the project.
 Before running a shell command, call classify_command and follow its decision: deny means do not run it; ask means ask the user first; defer means logbook has no objection and your harness's own permission settings decide; allow means the project approved it.
-Claim a file, folder, issue or branch before changing it, so other agents stay off it.
+Claim a file, folder, issue or branch before changing it, so other agents stay off it; before writing files, call check_write and follow its decision as for classify_command.
 Record prompts, messages, tool calls and results as you go; keep your plan current with plan.
 When you finish or stop, call complete_task with the outcome and what was done.`
 
@@ -29,7 +29,8 @@ When you finish or stop, call complete_task with the outcome and what was done.`
 //
 //   - read-only: classify_command, search, list_sessions, get_session;
 //   - additive and idempotent: start_session (on harness_session_id),
-//     set_goal, claim (claiming again renews);
+//     set_goal, claim (claiming again renews), check_write (claims the
+//     files when the project claims on first write);
 //   - additive, not idempotent: record (a repeat without keys records again);
 //   - destructive and idempotent: plan (replaces the steps), release (hands
 //     the subject to others), complete_task (ends the session for good).
@@ -60,6 +61,10 @@ The command is parsed, never run. Returns {class, decision, reasons, commands}: 
 The claim lasts ttl_minutes (default 30, at most 1440); each write to your session renews it, and ending the session releases it. Claiming again renews it.
 When another session holds the subject (or a folder around it) the call fails naming the holder and until when: work on something else, or wait.
 Returns the claim; keep its id for release.`}, claim)
+
+	add(s, ts, &sdk.Tool{Name: "check_write", Title: "Check a write against claims", Annotations: writes(false, true), Description: `Before you change files, ask whether another live session holds them: give your session_id and the paths (relative to the repository's top folder), or the shell command that writes them.
+decision is defer (nobody else holds them: go ahead) or the project's claims guard, deny (do not write them) or ask (ask the user first), with reason naming the holder, its goal and when its claim expires. Your own claims, your parent's and your subagents' pass.
+When the project claims files on first write, the files you may write are claimed for you (listed in claimed). The same answer the hooks give. Returns {decision, reason, paths, held, claimed}.`}, checkWrite)
 
 	add(s, ts, &sdk.Tool{Name: "release", Title: "Release a claim", Annotations: writes(true, true), Description: `Release a claim you hold, so others may take its subject. Releasing again does nothing. Returns the claim.`}, release)
 
@@ -255,6 +260,21 @@ type claimInput struct {
 func claim(ctx context.Context, l ledger.Ledger, in claimInput) (logbook.Claim, error) {
 	claim, _, err := l.Claim(ctx, ledger.ClaimParams{SessionID: in.SessionID, Subject: in.Subject, TTLMinutes: in.TTLMinutes})
 	return claim, err
+}
+
+type checkWriteInput struct {
+	SessionID string   `json:"session_id" jsonschema:"the id of your session, as start_session returned it"`
+	Paths     []string `json:"paths,omitempty" jsonschema:"the files you are about to write, relative to the repository's top folder"`
+	Command   string   `json:"command,omitempty" jsonschema:"or the shell command that would write them: the files it writes are found in its parsed syntax"`
+}
+
+func checkWrite(ctx context.Context, l ledger.Ledger, in checkWriteInput) (ledger.GateAnswer, error) {
+	p := ledger.GateParams{SessionID: in.SessionID, Paths: in.Paths}
+	if in.Command != "" {
+		p.Tool = "Bash"
+		p.Input, _ = json.Marshal(map[string]string{"command": in.Command})
+	}
+	return l.Gate(ctx, p)
 }
 
 type releaseInput struct {

@@ -121,8 +121,13 @@ func (s *Service) Claims(ctx context.Context, c Caller, p ClaimsParams) ([]logbo
 }
 
 func emitClaim(tx *work, typ string, c logbook.Claim, at time.Time) {
-	tx.emit(c.Project, typ, c.SessionID, at, map[string]any{
-		"claim_id": c.ID, "subject": c.Subject, "actor": c.Actor, "expires_at": c.ExpiresAt, "reason": c.ReleaseReason})
+	tx.emit(c.Project, typ, c.SessionID, at, claimEventData(c))
+}
+
+// claimEventData is what a claim event says of the claim.
+func claimEventData(c logbook.Claim) map[string]any {
+	return map[string]any{
+		"claim_id": c.ID, "subject": c.Subject, "actor": c.Actor, "expires_at": c.ExpiresAt, "reason": c.ReleaseReason}
 }
 
 // releaseClaims releases every claim of an ending session.

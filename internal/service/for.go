@@ -133,6 +133,10 @@ func (l callerLedger) Follow(ctx context.Context, project string, afterID int64,
 	}
 }
 
+func (l callerLedger) Gate(ctx context.Context, p ledger.GateParams) (ledger.GateAnswer, error) {
+	return l.s.Gate(ctx, l.c, p)
+}
+
 func (l callerLedger) Classify(ctx context.Context, project, command string) (classify.Verdict, error) {
 	return l.s.Classify(ctx, l.c, project, command)
 }
