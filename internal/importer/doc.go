@@ -18,7 +18,9 @@
 //     sessions under the session that started them. Parents are started
 //     before their subagents; when a subagent's parent is in no file of the
 //     import, an empty parent session is started under the same harness id,
-//     so importing the parent later fills it in.
+//     so importing the parent later fills it in. A session starts at the
+//     time of its first line (a placeholder parent at its subagent's), so
+//     that lists, statistics and retention see history at its own time.
 //   - Entries keep the parser's keys, so importing the same files again adds
 //     nothing and a transcript that grew since is topped up with its new
 //     lines only. Each entry keeps the time of its line.
@@ -38,14 +40,15 @@
 // A transcript does not say how its session ended, and a session left
 // active would read "active", then "idle", then be timed out hours later.
 // So a session whose last line is older than Options.LiveWindow (default 2
-// hours, the server's session timeout) is ended with outcome success and end
-// reason "imported": the outcome logbook's own Claude Code hook records when
-// a session ends normally, and one that neither skews goal memory (which
-// looks at partial and failed sessions) nor invents a blocker. A session
+// hours, the server's session timeout) is ended, at the time of its last
+// line, with outcome success and end reason "imported": the outcome
+// logbook's own Claude Code hook records when a session ends normally, and
+// one that neither skews goal memory (which looks at partial and failed
+// sessions) nor invents a blocker. A session
 // whose last line is more recent may still be running, and is left active,
 // so a later import tops it up; the server's sweeper times it out if nothing
 // follows. Importing a grown top-level transcript reopens its session, adds
-// the new lines and ends it again (closed_at does not move). A subagent that
+// the new lines and ends it again, at its new last line. A subagent that
 // was ended stays ended, as logbook's rules say; new lines of it are counted
 // as refused rather than stored.
 package importer

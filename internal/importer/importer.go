@@ -252,7 +252,9 @@ type session struct {
 	made, counted  bool // created by this import; counted in Counts.New
 	cwd, root      string
 	meta, sent     meta // what the transcript says now; what was last sent
-	lastAt         time.Time
+	// firstAt and lastAt are the times of the session's first and last
+	// lines: its start and, once it is ended, its end.
+	firstAt, lastAt time.Time
 
 	// closed: a subagent that was ended earlier and takes no entries;
 	// held counts the entries of it this file holds, stored those it had.
@@ -302,6 +304,7 @@ func (r *fileRun) session(ts *transcript.Session) error {
 	s := r.sessions[ts.HarnessSessionID]
 	if s != nil && !s.placeholder {
 		s.meta = metaOf(ts)
+		s.seen(ts.StartedAt)
 		s.seen(ts.LastAt)
 		return nil
 	}
@@ -316,6 +319,7 @@ func (r *fileRun) session(ts *transcript.Session) error {
 	s.parentHID = ts.ParentHarnessSessionID
 	s.cwd, s.root = ts.Cwd, workTree(ts.Cwd)
 	s.meta = metaOf(ts)
+	s.seen(ts.StartedAt)
 	s.seen(ts.LastAt)
 	if s.project == "" {
 		s.project = r.projectFor(ts)
@@ -361,7 +365,8 @@ func (r *fileRun) start(s *session, harness string) error {
 		}
 	}
 	sess, created, err := r.im.sink.StartSession(r.ctx, ledger.StartParams{
-		Project: s.project, Harness: harness, HarnessSessionID: s.hid, ParentID: parentID, Fields: s.meta.fields()})
+		Project: s.project, Harness: harness, HarnessSessionID: s.hid, ParentID: parentID, Fields: s.meta.fields(),
+		StartedAt: s.firstAt})
 	if err != nil {
 		return fmt.Errorf("starting session %s: %w", s.hid, err)
 	}
@@ -393,7 +398,7 @@ func (r *fileRun) parent(s *session, harness string) (string, error) {
 	if k, ok := r.im.known[s.parentHID]; ok {
 		return k.id, nil
 	}
-	p := &session{hid: s.parentHID, project: s.project, placeholder: true}
+	p := &session{hid: s.parentHID, project: s.project, placeholder: true, firstAt: s.firstAt, lastAt: s.lastAt}
 	r.sessions[p.hid] = p
 	r.order = append(r.order, p)
 	if err := r.start(p, harness); err != nil {
@@ -402,8 +407,14 @@ func (r *fileRun) parent(s *session, harness string) (string, error) {
 	return p.id, nil
 }
 
-// seen widens the session's last activity to t.
+// seen widens the session's span of activity to t (a zero t says nothing).
 func (s *session) seen(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if s.firstAt.IsZero() || t.Before(s.firstAt) {
+		s.firstAt = t
+	}
 	if t.After(s.lastAt) {
 		s.lastAt = t
 	}
@@ -437,7 +448,7 @@ func (r *fileRun) entry(te *transcript.Entry) error {
 		if !filepath.IsAbs(path) && s.cwd != "" {
 			path = filepath.Join(s.cwd, path)
 		}
-		s.touch(relativeTo(path, s.root))
+		s.touch(relativeTo(path, s.root), e.At)
 	}
 	s.pending = append(s.pending, e)
 	s.pendingBytes += entrySize(&e)
@@ -447,8 +458,8 @@ func (r *fileRun) entry(te *transcript.Entry) error {
 	return nil
 }
 
-// touch records that the session changed a file, once per batch.
-func (s *session) touch(path string) {
+// touch records that the session changed a file at a time, once per batch.
+func (s *session) touch(path string, at time.Time) {
 	if path == "" || s.touchedSeen[path] {
 		return
 	}
@@ -456,7 +467,7 @@ func (s *session) touch(path string) {
 		s.touchedSeen = make(map[string]bool)
 	}
 	s.touchedSeen[path] = true
-	s.touched = append(s.touched, logbook.Touch{Kind: logbook.TouchFile, Value: path})
+	s.touched = append(s.touched, logbook.Touch{Kind: logbook.TouchFile, Value: path, FirstAt: at})
 }
 
 // flush sends the session's pending batch.
@@ -500,6 +511,7 @@ func (r *fileRun) finish() error {
 	for _, s := range r.order {
 		if s.parentHID != "" {
 			if p := r.sessions[s.parentHID]; p != nil && p.placeholder {
+				p.seen(s.firstAt)
 				p.seen(s.lastAt)
 			}
 		}
@@ -532,7 +544,8 @@ func (r *fileRun) finish() error {
 				}
 				continue
 			}
-			if _, err := r.im.sink.EndSession(r.ctx, s.id, ledger.EndParams{Outcome: logbook.OutcomeSuccess, Reason: EndReason}); err != nil {
+			end := ledger.EndParams{Outcome: logbook.OutcomeSuccess, Reason: EndReason, EndedAt: s.lastAt}
+			if _, err := r.im.sink.EndSession(r.ctx, s.id, end); err != nil {
 				return fmt.Errorf("ending session %s: %w", s.hid, err)
 			}
 			if !s.placeholder {

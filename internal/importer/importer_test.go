@@ -180,6 +180,13 @@ func TestClaudeFixturesIntoDatabase(t *testing.T) {
 	if subagents != 3 {
 		t.Errorf("%d subagents under 5c0375b4, want 3", subagents)
 	}
+	// Every session keeps the 2025 times of its lines (see also
+	// TestHistoryKeepsItsTime).
+	for hid, s := range sessions {
+		if s.StartedAt.Year() != 2025 || s.ClosedAt == nil || s.ClosedAt.Year() != 2025 || s.ClosedAt.Before(s.StartedAt) {
+			t.Errorf("session %s: started %v, closed %v; want its transcript's 2025 times", hid, s.StartedAt, s.ClosedAt)
+		}
+	}
 	if s := sessions["test_session"]; s.Title == "" || s.Model == "" {
 		t.Errorf("test_session lost its summary title or model: %+v", s)
 	}
@@ -272,6 +279,11 @@ func TestGrownTranscriptIsToppedUp(t *testing.T) {
 	s := after["1af7fc5e-8455-4414-9ccd-011d40f70b2a"]
 	if s.ID != before["1af7fc5e-8455-4414-9ccd-011d40f70b2a"].ID || s.State != logbook.StateEnded || s.EndReason != importer.EndReason {
 		t.Errorf("session after the top-up: %+v", s)
+	}
+	// It still starts at the first line and now ends at the new last one.
+	firstLine, lastLine := lineTimes(t, path)
+	if !s.StartedAt.Equal(firstLine) || s.ClosedAt == nil || !s.ClosedAt.Equal(lastLine) {
+		t.Errorf("after the top-up: started %v, closed %v; want %v to %v", s.StartedAt, s.ClosedAt, firstLine, lastLine)
 	}
 }
 

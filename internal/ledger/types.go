@@ -24,15 +24,22 @@ type StartParams struct {
 	// session ended on purpose stays ended, as a subagent always does,
 	// and takes no more entries.
 	KeepEnded bool
+	// StartedAt is when the session began, for a session recorded after
+	// the fact (an import of a transcript): a new session starts then
+	// rather than now, so lists, statistics and retention see old history
+	// as old. Zero means now; a time after now is taken as now. A session
+	// that exists keeps its start.
+	StartedAt time.Time
 }
 
 // startWire is StartParams as JSON.
 type startWire struct {
-	Project          string `json:"project,omitempty"`
-	Harness          string `json:"harness"`
-	HarnessSessionID string `json:"harness_session_id,omitempty"`
-	ParentID         string `json:"parent_id,omitempty"`
-	KeepEnded        bool   `json:"keep_ended,omitempty"`
+	Project          string    `json:"project,omitempty"`
+	Harness          string    `json:"harness"`
+	HarnessSessionID string    `json:"harness_session_id,omitempty"`
+	ParentID         string    `json:"parent_id,omitempty"`
+	KeepEnded        bool      `json:"keep_ended,omitempty"`
+	StartedAt        time.Time `json:"started_at,omitzero"`
 	FieldsBody
 }
 
@@ -42,7 +49,7 @@ func (StartParams) JSONShape() any { return startWire{} }
 
 // MarshalJSON writes the body of POST /v1/sessions.
 func (p StartParams) MarshalJSON() ([]byte, error) {
-	return json.Marshal(startWire{p.Project, p.Harness, p.HarnessSessionID, p.ParentID, p.KeepEnded, BodyOf(p.Fields)})
+	return json.Marshal(startWire{p.Project, p.Harness, p.HarnessSessionID, p.ParentID, p.KeepEnded, p.StartedAt, BodyOf(p.Fields)})
 }
 
 // UnmarshalJSON reads the body of POST /v1/sessions.
@@ -51,7 +58,8 @@ func (p *StartParams) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*p = StartParams{Project: w.Project, Harness: w.Harness, HarnessSessionID: w.HarnessSessionID, ParentID: w.ParentID, KeepEnded: w.KeepEnded, Fields: w.Fields()}
+	*p = StartParams{Project: w.Project, Harness: w.Harness, HarnessSessionID: w.HarnessSessionID, ParentID: w.ParentID,
+		KeepEnded: w.KeepEnded, StartedAt: w.StartedAt, Fields: w.Fields()}
 	return nil
 }
 
@@ -110,6 +118,10 @@ type EndParams struct {
 	Result  string          `json:"result,omitempty"`
 	Blocker logbook.Blocker `json:"blocker,omitempty"` // optional; derived for partial and failed when empty
 	Reason  string          `json:"reason,omitempty"`  // end_reason; "ended" when empty
+	// EndedAt is when the session ended, for a session recorded after the
+	// fact (an import): its closed_at and last activity, instead of now.
+	// Zero means now; it is taken within the session's start and now.
+	EndedAt time.Time `json:"ended_at,omitzero"`
 }
 
 // Deleted is what deleting a session removed, by table.

@@ -13,7 +13,10 @@ import (
 // blocker is derived from the last assistant message. In-flight plan steps
 // close (done on success, skipped otherwise), and subagents still going are
 // ended with end_reason "parent ended". Ending a session that was already
-// ended on purpose only fills a missing result.
+// ended on purpose only fills a missing result. p.EndedAt, for a session
+// recorded after the fact, is its closed_at and last activity (the
+// transcript's last line), and replaces a closed_at set earlier: it is
+// what the history says, not a reading of the clock.
 func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndParams) (logbook.Session, error) {
 	if !p.Outcome.Valid() {
 		return logbook.Session{}, logbook.Invalid("outcome", "%q is not an outcome; use success, partial or failed", p.Outcome)
@@ -45,6 +48,10 @@ func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndPara
 			sess.Blocker = logbook.DeriveBlocker(sess.LastAssistant)
 		}
 		sess.LastSeenAt = now
+		if !p.EndedAt.IsZero() {
+			at := pastOrNow(p.EndedAt, sess.StartedAt, now)
+			sess.LastSeenAt, sess.ClosedAt = at, &at
+		}
 		if err := endLocked(ctx, tx, &sess, reason, now); err != nil {
 			return err
 		}

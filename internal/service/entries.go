@@ -33,7 +33,8 @@ func (s *Service) AppendEntries(ctx context.Context, c Caller, id string, b Batc
 		}
 		if len(touched) > 0 {
 			for i := range touched {
-				touched[i].FirstAt = now
+				// A batch recorded after the fact says when (an import).
+				touched[i].FirstAt = pastOrNow(touched[i].FirstAt, time.Time{}, now)
 			}
 			if err := tx.TouchUpsert(ctx, sess.ID, sess.Project, touched); err != nil {
 				return err

@@ -65,7 +65,7 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 		sess = logbook.Session{
 			ID: logbook.NewID(now), Project: project, Actor: c.Actor, Harness: harness,
 			HarnessSessionID: harnessID, ParentID: parentID, Status: logbook.StatusActive,
-			StartedAt: now, LastSeenAt: now,
+			StartedAt: pastOrNow(p.StartedAt, time.Time{}, now), LastSeenAt: now,
 		}
 		fields.Apply(&sess)
 		if parent != nil {
@@ -104,6 +104,20 @@ func (s *Service) StartSession(ctx context.Context, c Caller, p StartParams) (se
 	}
 	s.markParentSeen(ctx, nil, sess, now)
 	return s.withState(sess, now), created, nil
+}
+
+// pastOrNow is a time a caller reports something happened at (a session
+// recorded after the fact), kept between floor (when set) and now: zero
+// means now, a time after now (a skewed clock) is now. The store keeps
+// microseconds.
+func pastOrNow(at, floor, now time.Time) time.Time {
+	if at.IsZero() || at.After(now) {
+		return now
+	}
+	if at.Before(floor) {
+		at = floor
+	}
+	return at.UTC().Truncate(time.Microsecond)
 }
 
 // inherit gives a subagent its parent's issue, pull, branch and head commit
