@@ -4,10 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbookhq/logbook/internal/client"
-	"github.com/logbookhq/logbook/internal/httpapi"
 	"github.com/logbookhq/logbook/internal/importer"
 	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/service"
@@ -77,17 +71,7 @@ func BenchmarkImport(b *testing.B) {
 // database, as `logbook import claude` with a token does, the server's
 // default per-token rate limit included.
 func BenchmarkImportServer(b *testing.B) {
-	benchmarkImport(b, func(svc *service.Service) ledger.Ledger {
-		mux := http.NewServeMux()
-		httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.Options{})
-		server := httptest.NewServer(mux)
-		b.Cleanup(server.Close)
-		token, err := svc.CreateToken(context.Background(), admin, "bench", "alice")
-		if err != nil {
-			b.Fatal(err)
-		}
-		return client.New(server.URL, token).Ledger()
-	})
+	benchmarkImport(b, func(svc *service.Service) ledger.Ledger { return throughServer(b, svc, "bench") })
 }
 
 func benchmarkImport(b *testing.B, sinkOn func(*service.Service) ledger.Ledger) {

@@ -4,17 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/logbookhq/logbook/internal/client"
-	"github.com/logbookhq/logbook/internal/httpapi"
 	"github.com/logbookhq/logbook/internal/importer"
 	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -65,17 +59,7 @@ func TestHistoryKeepsItsTime(t *testing.T) {
 
 	sinks := map[string]func(t *testing.T, svc *service.Service) ledger.Ledger{
 		"database": func(_ *testing.T, svc *service.Service) ledger.Ledger { return importAs(svc) },
-		"server": func(t *testing.T, svc *service.Service) ledger.Ledger {
-			mux := http.NewServeMux()
-			httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.Options{})
-			server := httptest.NewServer(mux)
-			t.Cleanup(server.Close)
-			token, err := svc.CreateToken(context.Background(), admin, "p", "alice")
-			if err != nil {
-				t.Fatal(err)
-			}
-			return client.New(server.URL, token).Ledger()
-		},
+		"server":   func(t *testing.T, svc *service.Service) ledger.Ledger { return throughServer(t, svc, "p") },
 	}
 	for name, sinkFor := range sinks {
 		t.Run(name, func(t *testing.T) {

@@ -346,15 +346,7 @@ func TestOwnTranscript(t *testing.T) {
 func TestClaudeFixturesThroughServer(t *testing.T) {
 	dir := upstreamCopy(t, filepath.Join(fixturesDir(t), "claude-code"))
 	svc := newService(t)
-	mux := http.NewServeMux()
-	httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.Options{})
-	server := httptest.NewServer(mux)
-	defer server.Close()
-	token, err := svc.CreateToken(context.Background(), admin, "history", "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := client.New(server.URL, token).Ledger()
+	sink := throughServer(t, svc, "history")
 	opts := importer.Options{Format: importer.Claude, Now: longAgo} // the token's project
 
 	for i, recorded := range []int{109, 0} {
@@ -372,6 +364,21 @@ func TestClaudeFixturesThroughServer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// throughServer is the ledger `logbook import` writes to with a token:
+// a real server on svc, as alice with a token of project.
+func throughServer(tb testing.TB, svc *service.Service, project string) ledger.Ledger {
+	tb.Helper()
+	mux := http.NewServeMux()
+	httpapi.New(mux, svc, slog.New(slog.NewTextHandler(io.Discard, nil)), httpapi.Options{})
+	server := httptest.NewServer(mux)
+	tb.Cleanup(server.Close)
+	token, err := svc.CreateToken(context.Background(), admin, project, "alice")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return client.New(server.URL, token).Ledger()
 }
 
 // importAs is the ledger `logbook import --db` writes to: the service, as
