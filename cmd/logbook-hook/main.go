@@ -26,11 +26,11 @@ func main() {
 		return
 	}
 	if len(os.Args) < 2 || (os.Args[1] != "claude" && os.Args[1] != "codex") {
-		fmt.Fprintln(os.Stderr, "usage: logbook-hook claude [--guard-claims] | logbook-hook codex   (the hook's event as JSON on stdin); see logbook hook --help")
+		fmt.Fprintln(os.Stderr, "usage: logbook-hook claude [--guard-claims=false] | logbook-hook codex   (the hook's event as JSON on stdin); see logbook hook --help")
 		os.Exit(2)
 	}
 	cfg := hook.ConfigFromEnv(os.Getenv)
-	cfg.GuardClaims = slices.Contains(os.Args[2:], "--guard-claims")
+	cfg.IgnoreClaims = slices.Contains(os.Args[2:], "--guard-claims=false") // the claims gate is on by default
 	cfg.FlushCommand = hook.BackgroundFlushCommand("flush")
 	h := hook.New(cfg, os.Stderr)
 	if os.Args[1] == "codex" {

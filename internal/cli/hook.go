@@ -17,7 +17,8 @@ import (
 const flushTimeout = 60 * time.Second
 
 const hookUsage = `Usage:
-  logbook hook claude [--guard-claims]      one Claude Code hook call: the event's JSON on stdin
+  logbook hook claude [--guard-claims=false]
+                                            one Claude Code hook call: the event's JSON on stdin
   logbook hook codex                        one Codex CLI hook call: the event's JSON on stdin
   logbook hook codex JSON                   one Codex CLI notify call: the JSON argument Codex passes
   logbook hook flush                        deliver the records waiting in the spool now
@@ -37,6 +38,12 @@ when the server is down or slow, records wait in the spool and go with the
 next hook call or 'logbook hook flush'. A record the server refuses for good
 (a token for another project than the folder's, say) is set aside; the next
 session's start tells the user, and 'logbook hook status' lists them.
+
+A tool call that writes files (Edit, Write, MultiEdit, NotebookEdit, Codex's
+apply_patch, a shell command the classifier sees writing) is put to the
+server's claims gate: a file another live session claimed is denied (or
+asked, by the project's policy), naming the holder, its goal and when its
+claim expires. --guard-claims=false turns the gate off for one hook.
 
 The project: LOGBOOK_PROJECT when set, else the name of the git top-level
 folder of the session's working folder, else the token's project. The token
@@ -81,16 +88,16 @@ func Hook(ctx context.Context, env Env, args []string) int {
 func hookClaude(ctx context.Context, env Env, args []string) int {
 	fs := flag.NewFlagSet("logbook hook claude", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	guard := fs.Bool("guard-claims", false, "deny edits of paths another active session has claimed")
+	guard := fs.Bool("guard-claims", true, "put writes to files another live session claimed to the project's claims guard (the default; =false turns it off)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		fmt.Fprintln(env.Stderr, "logbook hook claude: the hook runs without its flags; fix the command in .claude/settings.json ('logbook hook install claude' writes it)")
-		*guard = false
+		*guard = true
 	}
 	cfg := hook.ConfigFromEnv(env.Getenv)
-	cfg.GuardClaims = *guard
+	cfg.IgnoreClaims = !*guard
 	cfg.FlushCommand = hook.BackgroundFlushCommand("hook", "flush", "--background")
 	stdin := env.Stdin
 	if stdin == nil {
@@ -223,7 +230,7 @@ func hookInstall(env Env, verb string, args []string) int {
 	user := fs.Bool("user", false, "edit the user's ~/.claude/settings.json instead")
 	guard := new(bool)
 	if verb == "install" {
-		guard = fs.Bool("guard-claims", false, "make the hook deny edits of paths another active session has claimed")
+		guard = fs.Bool("guard-claims", false, "write --guard-claims into the hook command (the claims gate is on without it now; accepted for settings written before)")
 	}
 	usage := func(w io.Writer) {
 		does := map[string]string{"install": "sets", "uninstall": "removes"}[verb]

@@ -39,8 +39,11 @@ type Config struct {
 	// (LOGBOOK_SPOOL_DIR, else $XDG_DATA_HOME/logbook/spool, else
 	// ~/.local/share/logbook/spool).
 	SpoolDir string
-	// GuardClaims denies edits of paths that another session has claimed.
-	GuardClaims bool
+	// IgnoreClaims turns the claims gate off for this hook (`logbook hook
+	// claude --guard-claims=false`): a write to a file another live
+	// session claimed is then not put to the server. The gate is on by
+	// default; the project's policy says whether it denies or asks.
+	IgnoreClaims bool
 	// FlushCommand, when set, is the command line of a process that
 	// delivers the spool (`logbook hook flush --background`): PreToolUse
 	// starts it without waiting, so its record is sent at once rather than

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/classify"
@@ -29,6 +30,10 @@ type Decision struct {
 	// For an edit of a claimed path: the path and the claim that holds it.
 	Path  string         `json:"path,omitempty"`
 	Claim *logbook.Claim `json:"claim,omitempty"`
+
+	// writes are the files a Bash command writes, as the classifier saw
+	// them, for the claims gate.
+	writes []string
 }
 
 // Answer is Claude Code's PreToolUse hook output.
@@ -85,25 +90,46 @@ func (d *Decision) note(p Payload, at time.Time) logbook.Entry {
 }
 
 // decide answers a PreToolUse: a Bash command is classified under the
-// project's policy; with the claims guard, an edit of a path another
-// session claimed is denied; a file tool on a path that holds credentials
-// gets the policy's decision for secret_read (ask by default). Other calls
-// get no answer (nil), which leaves the decision to the harness's own
-// permission settings.
+// project's policy; a file tool on a path that holds credentials gets the
+// policy's decision for secret_read (ask by default); and a call that
+// writes files (an edit, a patch, a shell command the classifier sees
+// writing) is put to the server's claims gate, whose deny or ask for a
+// file another live session claimed wins when it is the stricter. Other
+// calls get no answer (nil), which leaves the decision to the harness's
+// own permission settings.
 func (h *Hook) decide(ctx context.Context, spool *Spool, p Payload, m claudeMapper) *Decision {
+	var d *Decision
+	var written []string
 	if p.ToolName == "Bash" {
-		command := p.ToolInputString("command")
-		return classifyCommand(command, h.policy(ctx, spool, m.project))
-	}
-	if h.cfg.GuardClaims && p.EditedPath() != "" {
-		if d := h.guard(ctx, spool, p, m); d != nil {
-			return d
+		d = classifyCommand(p.ToolInputString("command"), h.policy(ctx, spool, m.project))
+		written = append(d.writes, classify.PatchPaths(p.ToolInputString("command"))...)
+	} else {
+		written = classify.WrittenPaths(p.ToolName, p.ToolInput)
+		if path, what := secretPathOf(p); what != "" {
+			d = secretDecision(p.ToolName, path, what, h.policy(ctx, spool, m.project))
 		}
 	}
-	if path, what := secretPathOf(p); what != "" {
-		return secretDecision(p.ToolName, path, what, h.policy(ctx, spool, m.project))
+	if len(written) == 0 || h.cfg.IgnoreClaims || d != nil && d.Decision == classify.Deny {
+		return d
 	}
-	return nil
+	return stricter(d, h.gate(ctx, spool, p, m, written))
+}
+
+// stricter returns whichever answer permits less; of two that object
+// equally, the first with the second's reason added.
+func stricter(a, b *Decision) *Decision {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case a.Decision.Stricter(b.Decision) != a.Decision:
+		return b
+	case a.Decision == b.Decision && (a.Decision == classify.Ask || a.Decision == classify.Deny):
+		a.Reason += "; " + b.Reason
+		a.Path, a.Claim = b.Path, b.Claim
+	}
+	return a
 }
 
 // fileTools are the tools that read or change files, with the inputs that
@@ -156,7 +182,7 @@ func classifyCommand(command string, policy classify.Policy) (d *Decision) {
 		return &Decision{Decision: classify.Ask, Command: command,
 			Reason: fmt.Sprintf("logbook could not classify this command (the policy gave %q); asking instead", v.Decision)}
 	}
-	return &Decision{Decision: v.Decision, Command: command, Class: v.Class, Reasons: v.Reasons, Reason: verdictReason(v)}
+	return &Decision{Decision: v.Decision, Command: command, Class: v.Class, Reasons: v.Reasons, Reason: verdictReason(v), writes: v.Writes}
 }
 
 // verdictReason says why: the class and decision, then the inner command
@@ -226,76 +252,43 @@ func (h *Hook) parsePolicy(raw json.RawMessage) classify.Policy {
 	return p
 }
 
-// guard denies an edit of a path that a session other than this one (or
-// its subagent) has claimed. When it cannot tell, because the server does
-// not answer in time, it gives no answer and says so on stderr: the guard
-// never denies on a guess.
-func (h *Hook) guard(ctx context.Context, spool *Spool, p Payload, m claudeMapper) *Decision {
+// gate asks the server's claims gate whether this session may write the
+// files a tool call names (as the call spells them, resolved here, where
+// the files are, to the form claims take: see repoPath). When it cannot
+// tell, because the server does not answer in time, it gives no answer
+// and says so on stderr: the gate never denies on a guess.
+func (h *Hook) gate(ctx context.Context, spool *Spool, p Payload, m claudeMapper, written []string) *Decision {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.PolicyDeadline)
 	defer cancel()
-	own, err := h.ownSessions(ctx, spool, p, m)
+	id, err := h.sessionID(ctx, spool, m.spec(p))
 	if err != nil {
 		h.report("claims guard skipped: cannot learn this session's logbook id (%v)", err)
 		return nil
 	}
-	path := p.EditedPath()
-	subjects := []string{relativePath(path, p.Cwd, m.git)}
-	if abs := relativePath(path, p.Cwd, GitInfo{}); abs != subjects[0] {
-		subjects = append(subjects, abs)
+	paths := make([]string, len(written))
+	for i, w := range written {
+		paths[i] = repoPath(w, p.Cwd, m.git)
 	}
-	for _, subject := range subjects {
-		claims, err := h.api.Ledger().Claims(ctx, ledger.ClaimsParams{Project: m.project, Subject: subject})
-		if err != nil {
-			h.report("claims guard skipped: cannot list the claims on %s (%v)", subject, err)
-			return nil
-		}
-		for _, c := range claims {
-			if own[c.SessionID] {
-				continue
-			}
-			holder := fmt.Sprintf("session %s of %s", c.SessionID, c.Actor)
-			if c.Title != "" {
-				holder += fmt.Sprintf(" (%q)", c.Title)
-			}
-			reason := fmt.Sprintf("logbook: %s is claimed by %s", subject, holder)
-			if c.Subject != "" && c.Subject != subject {
-				reason += " through its claim on " + c.Subject
-			}
-			if !c.ExpiresAt.IsZero() {
-				reason += " until " + c.ExpiresAt.UTC().Format(time.RFC3339)
-			}
-			reason += "; work on another file or ask its holder to release it"
-			claim := c
-			return &Decision{Decision: classify.Deny, Reason: reason, Path: subject, Claim: &claim}
-		}
+	ans, err := h.api.Ledger().Gate(ctx, ledger.GateParams{Project: m.project, SessionID: id, Paths: paths})
+	if err != nil {
+		h.report("claims guard skipped: cannot ask the server about %s (%v)", strings.Join(paths, ", "), err)
+		return nil
 	}
-	return nil
+	if len(ans.Held) == 0 || ans.Decision == classify.Defer {
+		return nil
+	}
+	held := ans.Held[0]
+	return &Decision{Decision: ans.Decision, Reason: ans.Reason, Path: held.Path, Claim: &held.Claim}
 }
 
-// ownSessions returns the logbook ids of this Claude Code session and, in
-// a subagent, of the subagent: from the id cache, else by starting them.
-func (h *Hook) ownSessions(ctx context.Context, spool *Spool, p Payload, m claudeMapper) (map[string]bool, error) {
-	own := map[string]bool{}
-	specs := []SessionSpec{m.mainSpec(p)}
-	if p.AgentID != "" {
-		specs = append(specs, m.spec(p))
-	}
-	var s *sender
-	for _, spec := range specs {
-		id := ""
-		if spool != nil {
-			id = spool.knownID(spec)
+// sessionID returns the logbook id of the session a spec names (the
+// subagent's own when the call comes from one): from the id cache, else by
+// starting it.
+func (h *Hook) sessionID(ctx context.Context, spool *Spool, spec SessionSpec) (string, error) {
+	if spool != nil {
+		if id := spool.knownID(spec); id != "" {
+			return id, nil
 		}
-		if id == "" {
-			if s == nil {
-				s = newSender(h.api.Ledger(), spool)
-			}
-			var err error
-			if id, err = s.resolve(ctx, spec); err != nil {
-				return nil, err
-			}
-		}
-		own[id] = true
 	}
-	return own, nil
+	return newSender(h.api.Ledger(), spool).resolve(ctx, spec)
 }

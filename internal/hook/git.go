@@ -97,3 +97,48 @@ func relativePath(path, cwd string, g GitInfo) string {
 	}
 	return path
 }
+
+// repoPath is a path a tool call names, as claims name it: relative to the
+// work tree's top folder when it lies inside it, else absolute; relative
+// paths are taken from cwd, and ~ is the home folder. Symbolic links are
+// resolved in the part of the path that exists (the file, else the
+// nearest folder above it), and in the top folder, so that a path spelled
+// through a link is compared as the path it names.
+func repoPath(path, cwd string, g GitInfo) string {
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[1:])
+		}
+	}
+	if !filepath.IsAbs(path) {
+		if cwd == "" {
+			return filepath.ToSlash(filepath.Clean(path))
+		}
+		path = filepath.Join(cwd, path)
+	}
+	path = resolveLinks(filepath.Clean(path))
+	if g.TopLevel != "" {
+		top := resolveLinks(g.TopLevel)
+		if rel, err := filepath.Rel(top, path); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return path
+}
+
+// resolveLinks resolves the symbolic links of the longest leading part of
+// the absolute path that exists, and keeps the rest as it is.
+func resolveLinks(path string) string {
+	rest := ""
+	for dir := path; ; {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
