@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/buildinfo"
 	"github.com/logbookhq/logbook/internal/store"
@@ -27,6 +28,10 @@ type Env struct {
 	// OpenStore opens the database a --db value names: a postgres:// URL or
 	// a SQLite file path. main wires the engines in.
 	OpenStore func(ctx context.Context, db string) (store.Store, error)
+	// ReadFrom sends a PostgreSQL store's reads to the read replica at
+	// readDB (logbook serve --read-db) while it is at most maxLag behind.
+	// main wires it in; nil where no engine can.
+	ReadFrom func(ctx context.Context, st store.Store, readDB string, maxLag time.Duration, log *slog.Logger) error
 }
 
 // command is one subcommand.

@@ -208,3 +208,19 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestServeReadDBNeedsPostgres: a read replica is for PostgreSQL; with a
+// SQLite --db, or a --read-db that is no postgres:// URL, serve refuses to
+// start and says what to give.
+func TestServeReadDBNeedsPostgres(t *testing.T) {
+	for _, args := range [][]string{
+		{"--db", filepath.Join(t.TempDir(), "l.db"), "--read-db", "postgres://replica/logbook"},
+		{"--db", "postgres://primary/logbook", "--read-db", filepath.Join(t.TempDir(), "r.db")},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(context.Background(), env(&stdout, &stderr, nil), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...))
+		if code != 2 || !strings.Contains(stderr.String(), "--read-db is for PostgreSQL") {
+			t.Errorf("serve %v: exit %d, %q; want 2 and what --read-db takes", args, code, stderr.String())
+		}
+	}
+}

@@ -36,6 +36,8 @@ func serve(ctx context.Context, env Env, args []string) int {
 	headerTimeout := fs.Duration("header-timeout", defaultHeaderTimeout, "a request's headers must arrive within this")
 	bodyTimeout := fs.Duration("body-timeout", defaultBodyTimeout, "a request's body must arrive within this once the server reads it (a slower one gets 408)")
 	idleTimeout := fs.Duration("idle-timeout", defaultIdleTimeout, "a kept-alive connection without a request is closed after this")
+	readDB := fs.String("read-db", "", "postgres:// URL of a read replica (a streaming standby) of --db: lists, searches, statistics and transcripts are read from it while it keeps up (env LOGBOOK_READ_DB)")
+	readLag := fs.Duration("read-max-lag", defaultReadMaxLag, "reads across sessions (lists, searches, statistics) go to the --read-db replica only while it is at most this far behind; a session's transcript goes there only once it has every entry this server wrote to it")
 	authCache := fs.Duration("auth-cache", 2*time.Second, "how long a token's lookup is remembered (a revoked token works at most this long after, and its event streams end within it; 0: look up every request)")
 	fs.Usage = func() {
 		fmt.Fprint(env.Stderr, `Usage: logbook serve [flags]
@@ -65,12 +67,26 @@ Flags:
 		return 2
 	}
 
+	if *readDB == "" {
+		*readDB = env.Getenv("LOGBOOK_READ_DB")
+	}
+	if *readDB != "" && (!IsPostgres(dbValue) || !IsPostgres(*readDB) || env.ReadFrom == nil) {
+		fmt.Fprintln(env.Stderr, "logbook: --read-db is for PostgreSQL: give --db and --read-db as postgres:// URLs, the second a read replica of the first (SQLite is one file, read where it is written)")
+		return 2
+	}
+
 	st, err := env.OpenStore(ctx, dbValue)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
 		return 1
 	}
 	defer st.Close()
+	if *readDB != "" {
+		if err := env.ReadFrom(ctx, st, *readDB, *readLag, log); err != nil {
+			fmt.Fprintf(env.Stderr, "logbook: %v\n", err)
+			return 1
+		}
+	}
 	collectLessOften(env)
 	counted := metrics.New()
 	svc := service.New(st, service.Options{IdleWindow: *idle, PriorWindow: *window, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event, Removed: counted.Removed,
@@ -85,6 +101,9 @@ Flags:
 	}
 	server := newHTTPServer(counted.Wrap(mux), serverLimits{Header: *headerTimeout, Body: *bodyTimeout, Idle: *idleTimeout})
 	fmt.Fprintf(env.Stdout, "logbook listening on http://%s, database %s\n", listener.Addr(), describeDB(dbValue))
+	if *readDB != "" {
+		fmt.Fprintf(env.Stdout, "reading from the replica %s while it is at most %s behind\n", describeDB(*readDB), *readLag)
+	}
 	if public != nil {
 		fmt.Fprintf(env.Stdout, "browsers reach it at %s\n", public)
 	}
@@ -117,6 +136,10 @@ Flags:
 	fmt.Fprintln(env.Stdout, "logbook stopped")
 	return 0
 }
+
+// defaultReadMaxLag is how far behind a read replica may be for reads
+// across sessions to go to it.
+const defaultReadMaxLag = 5 * time.Second
 
 // listenAddr is where serve listens: the flag, else LOGBOOK_ADDR, else
 // loopback port 7474, never another interface unless told: the server

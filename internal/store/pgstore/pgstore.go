@@ -13,7 +13,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -36,24 +38,9 @@ const migrationLockID = 7474_0001
 // Open connects to the PostgreSQL database at url (postgres://…) and brings
 // its schema up to date.
 func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
-	cfg, err := pgconnConfig(url)
+	cfg, db, err := connect(ctx, url, "PostgreSQL")
 	if err != nil {
 		return nil, err
-	}
-	// logbook's queries are short index walks; PostgreSQL's JIT compiler,
-	// which it starts for plans it guesses to be costly, spends ~100 ms
-	// compiling a query that runs in 1 ms.
-	cfg.RuntimeParams["jit"] = "off"
-	// Nor does a page of 50 gain from parallel workers: starting them cost
-	// more than the walk itself (a list filtered by words in titles, 1M
-	// sessions, 2 cores: 68 ms with two workers, 10 ms without).
-	cfg.RuntimeParams["max_parallel_workers_per_gather"] = "0"
-	db := stdlib.OpenDB(*cfg)
-	db.SetMaxOpenConns(20)
-	db.SetMaxIdleConns(20)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("error connecting to PostgreSQL at %s: %w (is it running, and does the database exist?)", redactURL(url), err)
 	}
 	steps, err := migrate.Load(migrations, "migrations")
 	if err != nil {
@@ -101,6 +88,55 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 	st.ListenFunc = func(ctx context.Context, wake func()) error { return listen(ctx, cfg, wake) }
 	return st, nil
 }
+
+// connect opens a pool of connections to the database at url (what, in
+// errors: which database it is) and checks that it answers.
+func connect(ctx context.Context, url, what string) (*pgx.ConnConfig, *sql.DB, error) {
+	cfg, err := pgconnConfig(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	// logbook's queries are short index walks; PostgreSQL's JIT compiler,
+	// which it starts for plans it guesses to be costly, spends ~100 ms
+	// compiling a query that runs in 1 ms.
+	cfg.RuntimeParams["jit"] = "off"
+	// Nor does a page of 50 gain from parallel workers: starting them cost
+	// more than the walk itself (a list filtered by words in titles, 1M
+	// sessions, 2 cores: 68 ms with two workers, 10 ms without).
+	cfg.RuntimeParams["max_parallel_workers_per_gather"] = "0"
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("error connecting to %s at %s: %w (is it running, and does the database exist?)", what, redactURL(url), err)
+	}
+	return cfg, db, nil
+}
+
+// ReadFrom connects to a read replica of st's database at url (a
+// streaming standby, or any copy as current) and sends st's lists,
+// searches, statistics and transcript reads there while it is at most
+// maxLag behind, a session's transcript only once it has what this
+// process committed to it (see sqlstore.Replica). The replica is not
+// migrated: it follows the primary's schema.
+func ReadFrom(ctx context.Context, st *sqlstore.Store, url string, maxLag time.Duration, log *slog.Logger) error {
+	_, db, err := connect(ctx, url, "the read replica")
+	if err != nil {
+		return err
+	}
+	st.ReadFrom(sqlstore.Replica{DB: db, MaxLag: maxLag, Log: log,
+		PrimaryPositionSQL: PrimaryPositionSQL, ReplayedPositionSQL: ReplayedPositionSQL})
+	return nil
+}
+
+// PrimaryPositionSQL answers the primary's WAL position as a number;
+// ReplayedPositionSQL a standby's replayed position, NULL on a server that
+// is no standby.
+const (
+	PrimaryPositionSQL  = `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::BIGINT`
+	ReplayedPositionSQL = `SELECT (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::BIGINT`
+)
 
 // ErrBackup is what Backup answers: PostgreSQL's own tools take a
 // consistent copy of a live database.

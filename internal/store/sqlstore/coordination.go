@@ -188,6 +188,7 @@ func (e executor) TouchList(ctx context.Context, sessionID string) ([]logbook.To
 // Until the backfill has counted every session's touches, it adds up the
 // touches themselves.
 func (e executor) TouchTop(ctx context.Context, project string, since time.Time, limit int) ([]logbook.Touch, error) {
+	e = e.forReadAcross(ctx)
 	done, _, err := e.statsBackfilled(ctx)
 	if err != nil {
 		return nil, err
@@ -377,6 +378,7 @@ func (e executor) EventPrune(ctx context.Context, before time.Time) (int64, erro
 }
 
 func (e executor) ToolCallList(ctx context.Context, p store.ToolCallListParams) ([]logbook.ToolCall, error) {
+	e = e.forReadAcross(ctx)
 	q := &query{}
 	q.and("c.kind = 'tool_call'")
 	if p.SessionID != "" {

@@ -69,6 +69,9 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 			return inserted, e.interpretError(err, "inserting entries")
 		}
 	}
+	for _, en := range entries {
+		e.noteWritten(en.SessionID)
+	}
 	return inserted, e.indexEntries(ctx, entries, ids, newDocs)
 }
 
@@ -159,6 +162,7 @@ func scanEntry(row rowScanner) (logbook.Entry, error) {
 }
 
 func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]logbook.Entry, error) {
+	e = e.forSession(ctx, p.SessionID)
 	query := `SELECT ` + entryColumns + ` FROM entries WHERE session_id = $1 AND seq > $2`
 	if !p.IncludeSuperseded {
 		query += ` AND superseded_at IS NULL`
@@ -182,6 +186,7 @@ func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]log
 
 func (e executor) EntryDeleteAfter(ctx context.Context, sessionID string, afterSeq int64) error {
 	_, err := e.exec(ctx, `DELETE FROM entries WHERE session_id = $1 AND seq > $2`, sessionID, afterSeq)
+	e.noteWritten(sessionID)
 	return e.interpretError(err, "taking back entries")
 }
 
@@ -191,6 +196,7 @@ func (e executor) EntrySupersede(ctx context.Context, sessionID string, at time.
 	if err != nil {
 		return 0, e.interpretError(err, "superseding entries")
 	}
+	e.noteWritten(sessionID)
 	n, err := res.RowsAffected()
 	return n, e.interpretError(err, "superseding entries")
 }

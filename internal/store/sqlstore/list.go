@@ -61,6 +61,7 @@ func sortExpr(sort logbook.SessionSort, now string) string {
 }
 
 func (e executor) SessionList(ctx context.Context, p store.SessionListParams) ([]logbook.Session, error) {
+	e = e.forReadAcross(ctx)
 	stmt, args, err := e.sessionListSQL(ctx, p)
 	if err != nil {
 		return nil, err

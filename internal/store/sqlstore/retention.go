@@ -96,6 +96,7 @@ func (e executor) EntryUpdateContent(ctx context.Context, entries []logbook.Entr
 			return err
 		}
 		ids[entryKey{en.SessionID, en.Seq}] = en.ID
+		e.noteWritten(en.SessionID)
 	}
 	return e.indexEntries(ctx, entries, ids, changedDocs)
 }

@@ -338,6 +338,7 @@ func (e executor) sessionDocContext(ctx context.Context, id string) (docContext,
 // logbook.MaxSearchScored), logbook.SearchScore ranks them, and the rows
 // of the page asked for are read whole.
 func (e executor) Search(ctx context.Context, p store.SearchParams) (store.SearchResult, error) {
+	e = e.forReadAcross(ctx)
 	terms, err := logbook.ParseSearch(p.Query)
 	if err != nil {
 		return store.SearchResult{}, err

@@ -131,6 +131,8 @@ type Store struct {
 	// statsDone is set once the statistics backfill is known to have
 	// counted every session (see statsBackfilled).
 	statsDone atomic.Bool
+	// reads routes reads to a replica (nil: none; see ReadFrom).
+	reads *readRouter
 }
 
 // Listen calls wake when another process commits events; see store.Store.
@@ -194,6 +196,9 @@ func (s *Store) Close() error {
 	if s.notifier != nil {
 		s.notifier.close()
 	}
+	if s.reads != nil {
+		s.reads.DB.Close()
+	}
 	return s.db.Close()
 }
 
@@ -222,6 +227,9 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 	}
 	if s.notifier != nil {
 		t.toNotify = map[string]bool{}
+	}
+	if s.reads != nil {
+		t.written = map[string]bool{}
 	}
 	if s.rowCache != nil {
 		if t.txRows, err = s.rowCache.begin(ctx, t.executor); err != nil {
@@ -254,6 +262,7 @@ func (t *txStore) Commit() error {
 		return t.interpretError(err, "committing transaction")
 	}
 	t.notifier.notify(t.toNotify)
+	t.root.reads.wrote(t.written)
 	return nil
 }
 
@@ -316,6 +325,9 @@ type executor struct {
 	// stats collects, inside a transaction, what its changes of sessions
 	// add to the statistics' rollups (nil outside one).
 	stats *txStats
+	// written collects, inside a transaction of a store that reads from a
+	// replica, the sessions whose entries it changed (see readRouter).
+	written map[string]bool
 	// docs collects, inside a transaction on an engine whose index writes
 	// at savepoints, the documents of the entries it inserts (see txDocs;
 	// nil otherwise).

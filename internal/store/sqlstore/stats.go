@@ -445,6 +445,7 @@ func statsChanged(s, was *logbook.Session) bool {
 // SessionStats answers from the rollups and, where they cannot split the
 // window, from the sessions (see store.Store).
 func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) ([]logbook.StatsRow, error) {
+	e = e.forReadAcross(ctx)
 	if !p.By.Valid() || (p.Then != "" && (!p.Then.Valid() || p.Then == p.By)) {
 		return nil, logbook.Invalid("by", "group by two different ones of %v", logbook.StatsGroupings)
 	}
