@@ -28,6 +28,11 @@ const hookUsage = `Usage:
                                             add logbook's hooks to Claude Code's settings.json
   logbook hook uninstall claude [--dir D] [--user]
                                             remove logbook's hooks from it, and only those
+  logbook hook install git [--dir D]        add the git guard: a pre-commit hook that refuses a commit
+                                            of files another live session claimed (keeps, and runs
+                                            first, a pre-commit hook that was there)
+  logbook hook uninstall git [--dir D]      remove it, putting back the hook it kept
+  logbook hook git pre-commit               the git guard's check: staged paths, NUL-separated, on stdin
 
 The hooks report sessions to the logbook server and answer PreToolUse with
 the project's command policy: deny and ask are said; defer (the default for
@@ -77,7 +82,12 @@ func Hook(ctx context.Context, env Env, args []string) int {
 	case "status":
 		return hookStatus(ctx, env, args[1:])
 	case "install", "uninstall":
+		if len(args) > 1 && args[1] == "git" {
+			return hookInstallGit(ctx, env, args[0], args[2:])
+		}
 		return hookInstall(env, args[0], args[1:])
+	case "git":
+		return hookGit(ctx, env, args[1:])
 	}
 	fmt.Fprintf(env.Stderr, "logbook hook: unknown subcommand %q\n\n%s", args[0], hookUsage)
 	return 2
@@ -296,3 +306,73 @@ func hookInstall(env Env, verb string, args []string) int {
 type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// hookInstallGit runs `logbook hook install git` and `logbook hook
+// uninstall git`: the git guard's pre-commit hook in the repository at
+// --dir.
+func hookInstallGit(ctx context.Context, env Env, verb string, args []string) int {
+	name := "logbook hook " + verb + " git"
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	dir := fs.String("dir", ".", "a folder of the git repository whose pre-commit hook to "+verb)
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	hooksDir, err := hook.GitHooksDir(ctx, *dir)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	if verb == "uninstall" {
+		changed, err := hook.UninstallGit(hooksDir)
+		switch {
+		case err != nil:
+			fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
+			return 1
+		case changed:
+			fmt.Fprintf(env.Stdout, "removed logbook's pre-commit hook from %s\n", hooksDir)
+		default:
+			fmt.Fprintf(env.Stdout, "no logbook pre-commit hook in %s\n", hooksDir)
+		}
+		return 0
+	}
+	binary, err := os.Executable()
+	if err == nil {
+		binary, err = filepath.EvalSymlinks(binary)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: cannot find the logbook binary's path: %v\n", name, err)
+		return 1
+	}
+	changed, err := hook.InstallGit(hooksDir, binary)
+	switch {
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
+		return 1
+	case changed:
+		fmt.Fprintf(env.Stdout, "added logbook's pre-commit hook to %s: a commit of files another live session claimed is refused (override once: %s=1 git commit)\n",
+			hooksDir, hook.AllowClaimedEnv)
+	default:
+		fmt.Fprintf(env.Stdout, "logbook's pre-commit hook was already in %s\n", hooksDir)
+	}
+	return 0
+}
+
+// hookGit runs `logbook hook git pre-commit`, the git guard's check, in
+// the work tree git runs its hooks in.
+func hookGit(ctx context.Context, env Env, args []string) int {
+	if len(args) != 1 || args[0] != "pre-commit" {
+		fmt.Fprintf(env.Stderr, "logbook hook git: the only git hook is pre-commit ('logbook hook install git' writes it)\n")
+		return 2
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "logbook hook git pre-commit: %v\n", err)
+		return 0 // never refuse a commit on a guess
+	}
+	stdin := env.Stdin
+	if stdin == nil {
+		stdin = eofReader{}
+	}
+	return hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr).PreCommit(ctx, dir, stdin, env.Getenv)
+}

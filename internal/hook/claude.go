@@ -76,6 +76,9 @@ func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdou
 	var out hookOutput
 	if p.Event == EventSessionStart {
 		h.tellSetAside(&out, spool, m.project)
+		if err := exportSession(h.cfg.EnvFile, harness, p.SessionID); err != nil {
+			h.report("%v", err)
+		}
 	}
 	out.write(stdout, h, p.Event)
 }

@@ -49,6 +49,9 @@ type Config struct {
 	// starts it without waiting, so its record is sent at once rather than
 	// with the next hook call. See BackgroundFlushCommand.
 	FlushCommand []string
+	// EnvFile is Claude Code's CLAUDE_ENV_FILE, given to SessionStart
+	// hooks: the hook exports the session's name there for the git guard.
+	EnvFile string
 
 	Deadline       time.Duration
 	PolicyDeadline time.Duration
@@ -65,6 +68,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		Token:    getenv("LOGBOOK_TOKEN"),
 		Project:  getenv("LOGBOOK_PROJECT"),
 		SpoolDir: getenv("LOGBOOK_SPOOL_DIR"),
+		EnvFile:  getenv("CLAUDE_ENV_FILE"),
 	}
 	if cfg.URL == "" {
 		cfg.URL = DefaultURL

@@ -7,6 +7,9 @@ import (
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
+// MaxGatePaths bounds the paths one gate decision checks.
+const MaxGatePaths = 200
+
 // GateParams ask the claims gate whether a session may write files (POST
 // /v1/gate): the files themselves, or the tool call that would write them.
 type GateParams struct {

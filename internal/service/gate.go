@@ -13,7 +13,7 @@ import (
 )
 
 // MaxGatePaths bounds the paths one gate decision checks.
-const MaxGatePaths = 200
+const MaxGatePaths = ledger.MaxGatePaths
 
 // maxTreeDepth bounds the walk up a subagent tree when the gate looks for
 // the relation between a writer and a holder.
