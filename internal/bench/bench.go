@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,7 +26,10 @@ import (
 
 // Config says what load to send.
 type Config struct {
-	Server   string        // base URL of the server under load
+	// Server is the base URL of the server under load; several,
+	// separated by commas (replicas on one database), share the agents
+	// out: agent i sends to the i-th, counting round.
+	Server   string
 	Token    string        // a project token for the agents
 	Project  string        // the project the token is for
 	Agents   int           // concurrent agents (default 200)
@@ -247,7 +251,8 @@ func (a *agent) ledger() ledger.Ledger {
 // unknown), as is one the server is closing.
 func (a *agent) Do(ctx context.Context, method, path string, body, out any) (int, error) {
 	if a.c == nil {
-		c, err := dial(a.cfg.Server, a.cfg.Token, nil)
+		servers := strings.Split(a.cfg.Server, ",")
+		c, err := dial(servers[a.id%len(servers)], a.cfg.Token, nil)
 		if err != nil {
 			return 0, err
 		}

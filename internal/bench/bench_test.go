@@ -9,8 +9,11 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,5 +232,36 @@ func TestHTTPBoundAnswersEveryClient(t *testing.T) {
 	}
 	if runtime.GOOS == "linux" && res.CPUPerRequest <= 0 {
 		t.Errorf("bound %+v: want this process's CPU a request", res)
+	}
+}
+
+// TestRunSharesAgentsOutOverServers: given several servers (replicas on
+// one database), the agents are shared out over them and every one of
+// them is sent load.
+func TestRunSharesAgentsOutOverServers(t *testing.T) {
+	url, token, _ := startServer(t)
+	target, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts [3]atomic.Int64
+	var replicas []string
+	for i := range counts {
+		proxy := httputil.NewSingleHostReverseProxy(target)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			counts[i].Add(1)
+			proxy.ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		replicas = append(replicas, srv.URL)
+	}
+	res := Run(context.Background(), Config{Server: strings.Join(replicas, ","), Token: token, Project: "load", Agents: 6, Batch: 1, Duration: time.Second})
+	if res.Errors != 0 || res.Entries == 0 {
+		t.Fatalf("%d errors (the first: %s), %d entries", res.Errors, res.FirstError, res.Entries)
+	}
+	for i := range counts {
+		if counts[i].Load() == 0 {
+			t.Errorf("server %d of 3 was sent nothing", i+1)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func benchCmd(ctx context.Context, env Env, args []string) int {
 	agents := fs.Int("agents", 200, "concurrent agents")
 	duration := fs.Duration("duration", 10*time.Second, "how long to send load")
 	batch := fs.Int("batch", 1, "entries per batch (hooks send 1)")
-	server := fs.String("server", "", "load an existing server at this URL (with --token and --project) instead of an in-process one")
+	server := fs.String("server", "", "load an existing server at this URL (with --token and --project) instead of an in-process one; several URLs separated by commas (replicas on one PostgreSQL) share the agents out")
 	token := tokenFlag(fs, env, "with --server: a project `token` (default: env LOGBOOK_TOKEN)")
 	project := fs.String("project", "bench", "with --server: the token's project")
 	db := fs.String("db", "", "in-process server's database: a postgres:// URL (default: SQLite in a temporary folder)")
@@ -61,6 +61,8 @@ CPU a request and an entry, and resident memory every 10 s.
   logbook bench --db postgres://… --batch 100           in-process server on PostgreSQL
   logbook bench --db /tmp/big.db --seed 1000000         fill a database for read benchmarks
   logbook bench --db /tmp/big.db --read                 time the read paths on it
+  logbook bench --server http://127.0.0.1:7474,http://127.0.0.1:7475 --token T --project P
+                                                        agents shared out over two replicas
 
 Against a running server (--server URL --token T --project P), start it
 with --rate-limit -1: its default limit of 200 requests a second per token
