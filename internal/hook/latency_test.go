@@ -36,6 +36,9 @@ func BenchmarkHookProcess(b *testing.B) {
 	}{
 		{"PreToolUse/server-up", EventPreToolUse, true},
 		{"PreToolUse/server-down", EventPreToolUse, false},
+		// An Edit is put to the server's claims gate: a request per call.
+		{"PreToolUse-Edit/server-up", EventPreToolUse, true},
+		{"PreToolUse-Edit/server-down", EventPreToolUse, false},
 		{"PostToolUse/server-up", EventPostToolUse, true},
 		{"PostToolUse/server-down", EventPostToolUse, false},
 		{"UserPromptSubmit/server-up", EventUserPromptSubmit, true},
@@ -47,8 +50,16 @@ func BenchmarkHookProcess(b *testing.B) {
 				if !c.up {
 					url = "http://127.0.0.1:1" // nothing listens there
 				}
+				// Not b.TempDir: the background delivery PreToolUse starts may
+				// still be writing there when the case ends, which that
+				// directory's check on removal takes for a failure.
+				spoolDir, err := os.MkdirTemp("", "logbook-hook-bench-spool")
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { _ = os.RemoveAll(spoolDir) })
 				env := append(os.Environ(), "LOGBOOK_URL="+url, "LOGBOOK_TOKEN="+srv.token,
-					"LOGBOOK_PROJECT="+testProject, "LOGBOOK_SPOOL_DIR="+b.TempDir())
+					"LOGBOOK_PROJECT="+testProject, "LOGBOOK_SPOOL_DIR="+spoolDir)
 				times := make([]time.Duration, 0, b.N)
 				cpu := make([]time.Duration, 0, b.N)
 				b.ResetTimer()
@@ -78,6 +89,11 @@ func runHookOnce(b *testing.B, hook, env []string, cwd, name, event string, up b
 	fields := map[string]any{"session_id": "bench-" + name, "hook_event_name": event, "cwd": cwd,
 		"tool_name": "Bash", "tool_use_id": fmt.Sprintf("toolu_%d", i),
 		"tool_input": map[string]any{"command": "git status && useradd deploy"}}
+	edit := strings.HasPrefix(name, "PreToolUse-Edit")
+	if edit {
+		fields["tool_name"] = "Edit"
+		fields["tool_input"] = map[string]any{"file_path": fmt.Sprintf("internal/file%d.go", i%50), "old_string": "a", "new_string": "b"}
+	}
 	switch event {
 	case EventPostToolUse:
 		fields["tool_response"] = map[string]any{"stdout": strings.Repeat("ok  \tpkg\t0.01s\n", 20), "stderr": ""}
@@ -96,8 +112,11 @@ func runHookOnce(b *testing.B, hook, env []string, cwd, name, event string, up b
 	if err != nil {
 		b.Fatalf("the hook failed: %v, stderr %s", err, stderr.Bytes())
 	}
-	if event == EventPreToolUse && !strings.Contains(stdout.String(), `"permissionDecision":"ask"`) {
+	if event == EventPreToolUse && !edit && !strings.Contains(stdout.String(), `"permissionDecision":"ask"`) {
 		b.Fatalf("PreToolUse answer %q", stdout.String())
+	}
+	if edit && stdout.Len() > 0 {
+		b.Fatalf("PreToolUse answer %q to an Edit of a free file, want none", stdout.String())
 	}
 	if up && stderr.Len() > 0 {
 		b.Fatalf("stderr with the server up: %s", stderr.Bytes())
