@@ -376,7 +376,7 @@ type Executor interface {
 	// payload retention changes (logbook.Trimmable), in seq order.
 	EntryListTrimmable(ctx context.Context, sessionID string, limit int) ([]logbook.Entry, error)
 	// EntryUpdateContent writes the text and payload of entries, found by
-	// their ID, and indexes them again for search.
+	// their ID and SessionID, and indexes them again for search.
 	EntryUpdateContent(ctx context.Context, entries []logbook.Entry) error
 
 	// Why: sessions behind a commit.

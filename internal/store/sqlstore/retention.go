@@ -88,7 +88,8 @@ func (e executor) EntryUpdateContent(ctx context.Context, entries []logbook.Entr
 		if len(en.Payload) > 0 {
 			payload = string(en.Payload)
 		}
-		res, err := e.exec(ctx, `UPDATE entries SET text = $2, payload = $3 WHERE id = $1`, en.ID, en.Text, payload)
+		// The session names the partition the entry is in (PostgreSQL).
+		res, err := e.exec(ctx, `UPDATE entries SET text = $2, payload = $3 WHERE id = $1 AND session_id = $4`, en.ID, en.Text, payload, en.SessionID)
 		if err != nil {
 			return e.interpretError(err, "updating entries")
 		}
