@@ -14,6 +14,7 @@ import (
 
 	"github.com/logbookhq/logbook/internal/classify"
 	"github.com/logbookhq/logbook/internal/ledger"
+	"github.com/logbookhq/logbook/internal/logbook"
 )
 
 // The git guard: a pre-commit hook that puts the staged files to the
@@ -85,6 +86,13 @@ func (h *Hook) PreCommit(ctx context.Context, dir string, staged io.Reader, gete
 	for len(paths) > 0 {
 		n := min(len(paths), ledger.MaxGatePaths)
 		ans, err := h.api.Ledger().Gate(ctx, ledger.GateParams{Project: project, SessionID: sessionID, Paths: paths[:n]})
+		if sessionID != "" && errors.Is(err, logbook.ErrNotFound) {
+			// A session the server does not know commits as a person:
+			// every live claim counts.
+			h.report("git guard: the server knows no session %s; checking against every session's claims", sessionID)
+			sessionID = ""
+			continue
+		}
 		if err != nil {
 			h.report("git guard skipped: cannot ask the server about the staged files (%v); the commit goes ahead", err)
 			return 0

@@ -95,6 +95,10 @@ func TestGitGuard(t *testing.T) {
 	if out, err := git(nil, "commit", "-m", "mine"); err == nil {
 		t.Fatalf("a person's commit of a session's claimed file went through:\n%s", out)
 	}
+	// A session id the server does not know commits as a person would.
+	if out, err := git([]string{"LOGBOOK_SESSION_ID=no-such-session"}, "commit", "-m", "mine"); err == nil || !strings.Contains(out, "knows no session") {
+		t.Errorf("a commit under an unknown session id: %v\n%s; want it refused, saying so", err, out)
+	}
 	if out, err := git([]string{"LOGBOOK_HARNESS_SESSION_ID=claude-1"}, "commit", "-m", "mine"); err != nil {
 		t.Fatalf("the holder's own commit was refused: %v\n%s", err, out)
 	}

@@ -55,7 +55,7 @@ Statuses: pending, running, done, skipped, failed. Returns {plan}.`}, plan)
 
 	add(s, ts, &sdk.Tool{Name: "classify_command", Title: "Classify a shell command", Annotations: readOnly(), Description: `Before you run a shell command, ask how risky it is and what the project's policy decides.
 decision is deny (do not run it), ask (ask the user first), defer (logbook has no objection: your harness's own permission settings decide) or allow (the project's policy approves it).
-The command is parsed, never run. Returns {class, decision, reasons, commands}: the same verdict the API and the Claude Code hook give.`}, classifyCommand)
+The command is parsed, never run. Returns {class, decision, reasons, commands, writes}: the same verdict the API and the Claude Code hook give.`}, classifyCommand)
 
 	add(s, ts, &sdk.Tool{Name: "claim", Title: "Claim a subject", Annotations: writes(false, true), Description: `Claim what you are about to change so other agents stay off it: a file path, a folder (ending in /), issue:12, pull:7, branch:NAME, or any name.
 The claim lasts ttl_minutes (default 30, at most 1440); each write to your session renews it, and ending the session releases it. Claiming again renews it.
