@@ -142,6 +142,17 @@ func TestSessionsCommands(t *testing.T) {
 	if !strings.Contains(claims, "src/auth/") || !strings.Contains(claims, s.ID) {
 		t.Errorf("claims --subject:\n%s", claims)
 	}
+	// The claims gate: a held path stops a script (exit 1) naming the
+	// holder; the holder itself and a free path pass.
+	var checkOut bytes.Buffer
+	if code := cli.Run(ctx, env(&checkOut, io.Discard, vars), []string{"claims", "check", "./src/auth/login.go", "README.md"}); code != 1 ||
+		!strings.Contains(checkOut.String(), "deny: logbook: src/auth/login.go is claimed by session "+s.ID) ||
+		!strings.Contains(checkOut.String(), "Fix the flaky login test") {
+		t.Errorf("claims check of a held path: exit %d\n%s", code, checkOut.String())
+	}
+	if out := run("claims", "check", "--session", s.ID, "src/auth/login.go"); !strings.HasPrefix(out, "defer: no other live session holds src/auth/login.go") {
+		t.Errorf("claims check by the holder: %s", out)
+	}
 
 	// tail prints events as they happen, until it is stopped.
 	tailCtx, stop := context.WithCancel(ctx)
