@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"sync"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -19,6 +21,10 @@ import (
 //
 // It is used where the engine has one writer anyway (SQLite): there a
 // transaction per request spends most of its time waiting for its own sync.
+// On PostgreSQL several committers, each on a connection of its own, share
+// the writes to sessions (see Service.inSessionTx): there a transaction per
+// request costs a BEGIN, a COMMIT with its log flush and a write of the
+// statistics' rollup rows, each a round trip.
 type committer struct {
 	store    store.Store
 	requests chan *txRequest
@@ -40,6 +46,50 @@ type txRequest struct {
 
 func newCommitter(st store.Store, onCommit func([]*logbook.Event)) *committer {
 	return &committer{store: st, requests: make(chan *txRequest, 1024), stopped: make(chan struct{}), maxGroup: 256, onCommit: onCommit}
+}
+
+// Session committers on an engine whose transactions commit side by side
+// (PostgreSQL): how many, and how many requests one group holds at most.
+// A request's savepoint that writes takes a subtransaction id, and
+// PostgreSQL keeps 64 of them for each transaction in shared memory; past
+// that, every other transaction's snapshot has to look subtransactions up
+// on disk.
+const (
+	sessionCommitterCount = 4
+	sessionGroupMax       = 64
+)
+
+// runSessionCommitters groups the writes to sessions on an engine whose
+// transactions commit side by side (see inSessionTx) until ctx ends, then
+// answers the ones still queued.
+func (s *Service) runSessionCommitters(ctx context.Context) {
+	committers := make([]*committer, sessionCommitterCount)
+	for i := range committers {
+		committers[i] = newCommitter(s.store, s.committed)
+		committers[i].maxGroup = sessionGroupMax
+	}
+	s.sessionCommitters.Store(&committers)
+	each := func(do func(c *committer)) {
+		var wg sync.WaitGroup
+		for _, c := range committers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				do(c)
+			}()
+		}
+		wg.Wait()
+	}
+	each(func(c *committer) { c.run(ctx) })
+	s.sessionCommitters.Store(nil) // from now on each write commits on its own
+	each(func(c *committer) { c.drain(100 * time.Millisecond) })
+}
+
+// committerOf is the committer, of n, that a session's writes go to.
+func committerOf(sessionID string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(sessionID))
+	return int(h.Sum32() % uint32(n))
 }
 
 // do runs fn in the next group and returns its outcome once the group is
@@ -117,11 +167,18 @@ func (c *committer) fill(first *txRequest) []*txRequest {
 // commitGroup runs one group in one transaction.
 func (c *committer) commitGroup(group []*txRequest) {
 	results := make([]error, len(group))
-	fail := func(err error) {
-		for _, req := range group {
-			req.done <- err
+	// answerFrom answers the requests before from with their own results
+	// and the rest with err.
+	answerFrom := func(from int, err error) {
+		for i, req := range group {
+			if i < from {
+				req.done <- results[i]
+			} else {
+				req.done <- err
+			}
 		}
 	}
+	fail := func(err error) { answerFrom(0, err) }
 	ctx := context.Background() // the group outlives any one caller's context
 	tx, err := c.store.Begin(ctx)
 	if err != nil {
@@ -129,9 +186,30 @@ func (c *committer) commitGroup(group []*txRequest) {
 		return
 	}
 	var events []*logbook.Event
+	// clean: the transaction holds no request's writes yet. The first
+	// request to run then needs no savepoint (two statements, on
+	// PostgreSQL two round trips): should it fail, the transaction is
+	// rolled back and begun again for the rest, losing nothing else. A
+	// group of one, what a quiet server mostly runs, has none.
+	clean := true
 	for i, req := range group {
 		if err := req.ctx.Err(); err != nil {
 			results[i] = err
+			continue
+		}
+		if clean {
+			w := &work{Tx: tx}
+			if err := safely(func() error { return req.fn(w) }); err != nil {
+				results[i] = err
+				tx.Rollback()
+				if tx, err = c.store.Begin(ctx); err != nil {
+					answerFrom(i+1, err)
+					return
+				}
+				continue
+			}
+			clean = false
+			events = append(events, w.events...)
 			continue
 		}
 		if err := tx.Savepoint(ctx); err != nil {

@@ -85,8 +85,13 @@ type Service struct {
 	counted func(eventType string) // Options.Committed
 	// removedFunc is Options.Removed.
 	removedFunc func(what string, n int64)
-	// committer, once Run starts it, groups concurrent write transactions.
+	// committer, once Run starts it, groups concurrent write transactions
+	// (on a single-writer engine: SQLite).
 	committer atomic.Pointer[committer]
+	// sessionCommitters, once Run starts them on an engine whose
+	// transactions commit side by side (PostgreSQL), group the writes to
+	// sessions, each session's always in the same one (see inSessionTx).
+	sessionCommitters atomic.Pointer[[]*committer]
 	// searchIndexing is set while the search backfill has work left.
 	searchIndexing atomic.Bool
 }
@@ -144,7 +149,7 @@ func (s *Service) Run(ctx context.Context) {
 	}()
 	defer func() { <-indexed }()
 	if !s.store.SingleWriter() {
-		<-ctx.Done()
+		s.runSessionCommitters(ctx)
 		return
 	}
 	c := newCommitter(s.store, s.committed)
@@ -254,6 +259,22 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *work) error) error {
 	}
 	s.committed(w.events)
 	return nil
+}
+
+// inSessionTx is inTx for a write that locks one session's row and no
+// other row a concurrent request may lock first: appends, heartbeats, plan
+// steps. Where the engine commits transactions side by side (PostgreSQL)
+// and Run has started the session committers, it shares a transaction
+// with the concurrent writes to other sessions of the same committer: one
+// BEGIN and COMMIT, one flush of the log and one write of the statistics'
+// rollup rows for the group instead of for each request. A session's
+// writes always go to the same committer, so two groups never wait for
+// each other's locks on a session row.
+func (s *Service) inSessionTx(ctx context.Context, sessionID string, fn func(tx *work) error) error {
+	if cs := s.sessionCommitters.Load(); cs != nil {
+		return (*cs)[committerOf(sessionID, len(*cs))].do(ctx, fn)
+	}
+	return s.inTx(ctx, fn)
 }
 
 // committed wakes the event stream's followers and counts the events, once

@@ -61,10 +61,10 @@ type SearchIndex interface {
 	// scope says how a project's documents stand apart: a tag before
 	// every word, or meta words.
 	scope(project string) (tag string, meta []string)
-	// writesAtSavepoints reports whether the index writes what it was
-	// given to the database at every savepoint (FTS5), so documents are
-	// better kept until the transaction commits (see txDocs).
-	writesAtSavepoints() bool
+	// writeKept writes the documents of the entries a transaction
+	// inserted, kept until it commits (see txDocs): the last one of each
+	// entry, by id, of the entries still there as they were then.
+	writeKept(ctx context.Context, e executor, kept map[int64]pendingDoc) error
 	// sessionsMatching is a condition on the session s: its document
 	// matches m, answered by reading every matching session first.
 	sessionsMatching(q *query, m searchMatch) string
@@ -227,9 +227,11 @@ func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids
 // savepoint, and the group committer runs each request under one: written
 // as each request inserts its entry, the index would gain a segment per
 // request and spend its writes merging them (`logbook bench`: a fifth
-// fewer entries a second). Kept, they are one write at the commit; a
-// savepoint rolled back takes its documents back, and an entry taken
-// back or deleted in the same transaction loses its document then.
+// fewer entries a second). On PostgreSQL each write is a round trip, and
+// a group of requests one statement instead of one each. Kept, they are
+// one write at the commit; a savepoint rolled back takes its documents
+// back, and an entry taken back or deleted in the same transaction loses
+// its document then.
 type txDocs struct {
 	docs  []pendingDoc
 	marks []int // len(docs) at each open savepoint
@@ -270,16 +272,24 @@ func (t *txDocs) releaseSavepoint() {
 }
 
 // flushDocs writes the documents kept for the commit: the last one of each
-// entry, of the entries that are still there as they were (a taken-back
-// entry's id may have gone to a new one).
+// entry, of the entries that are still there as they were (see
+// SearchIndex.writeKept).
 func (t *txStore) flushDocs(ctx context.Context) error {
-	if t.docs == nil || len(t.docs.docs) == 0 {
+	if len(t.docs.docs) == 0 {
 		return nil
 	}
 	last := map[int64]pendingDoc{}
 	for _, d := range t.docs.docs {
 		last[d.doc.id] = d
 	}
+	t.docs.docs = nil
+	return t.d.Search.writeKept(ctx, t.executor, last)
+}
+
+// writeKept reads which of the entries are still there as they were (a
+// taken-back entry's rowid may have gone to a new one), then writes their
+// documents.
+func (fts5Index) writeKept(ctx context.Context, t executor, last map[int64]pendingDoc) error {
 	const chunk = 500
 	ids := slices.Sorted(maps.Keys(last))
 	var docs []entryDoc
@@ -310,8 +320,7 @@ func (t *txStore) flushDocs(ctx context.Context) error {
 			return t.interpretError(err, "indexing entries")
 		}
 	}
-	t.docs.docs = nil
-	return t.d.Search.writeEntries(ctx, t.executor, docs, newDocs)
+	return fts5Index{}.writeEntries(ctx, t, docs, newDocs)
 }
 
 // entryKey names an entry by its session and number.
@@ -324,6 +333,9 @@ type entryKey struct {
 func (e executor) sessionDocContext(ctx context.Context, id string) (docContext, error) {
 	if s, ok := e.txRows.get(id); ok {
 		return sessionContext(e.d.Search, s.Project, s.Actor, s.Harness), nil
+	}
+	if o, ok := e.owners[id]; ok {
+		return sessionContext(e.d.Search, o.project, o.actor, o.harness), nil
 	}
 	var project, actor, harness string
 	err := e.queryRow(ctx, `SELECT project, actor, harness FROM sessions WHERE id = $1`, id).Scan(&project, &actor, &harness)
@@ -865,8 +877,6 @@ func (fts5Index) newestFirst() bool { return true }
 
 func (fts5Index) scope(project string) (string, []string) { return projectTag(project), nil }
 
-func (fts5Index) writesAtSavepoints() bool { return true }
-
 func (fts5Index) clear(ctx context.Context, e executor) error {
 	if _, err := e.exec(ctx, `DELETE FROM session_docs`); err != nil {
 		return e.interpretError(err, "emptying the search index")
@@ -1040,7 +1050,32 @@ func (tsvectorIndex) sessionsTotal() string {
 
 func (tsvectorIndex) newestFirst() bool { return false }
 
-func (tsvectorIndex) writesAtSavepoints() bool { return false }
+// writeKept writes the documents in one statement (a chunk of 500 each),
+// of the entries still there: PostgreSQL never gives a deleted entry's id
+// to another, so being there is enough. A document the transaction
+// changed since (written at once, see indexEntries) is newer, and stays.
+func (tsvectorIndex) writeKept(ctx context.Context, e executor, kept map[int64]pendingDoc) error {
+	const chunk = 500
+	ids := slices.Sorted(maps.Keys(kept))
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := make([]any, 0, 2*len(part))
+		var values strings.Builder
+		for i, id := range part {
+			if i > 0 {
+				values.WriteString(", ")
+			}
+			values.WriteString("($" + strconv.Itoa(2*i+1) + "::bigint, $" + strconv.Itoa(2*i+2) + "::tsvector)")
+			args = append(args, id, tsvector(kept[id].doc.doc))
+		}
+		if _, err := e.exec(ctx, `INSERT INTO entry_docs (entry_id, doc)
+			SELECT d.id, d.doc FROM (VALUES `+values.String()+`) AS d (id, doc) JOIN entries e ON e.id = d.id
+			ON CONFLICT (entry_id) DO NOTHING`, args...); err != nil {
+			return e.interpretError(err, "indexing entries")
+		}
+	}
+	return nil
+}
 
 func (tsvectorIndex) scope(project string) (string, []string) {
 	return "", []string{metaWord("project", project)}

@@ -62,7 +62,7 @@ func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (insert
 		return false, e.interpretError(err, "inserting session")
 	}
 	if n == 1 {
-		e.txRows.known(*s)
+		e.knownSession(s)
 		f := factsOf(s)
 		e.stats.change(nil, &f)
 		if err := e.indexSession(ctx, s); err != nil {
@@ -84,7 +84,7 @@ func (e executor) SessionGet(ctx context.Context, p store.SessionGetParams) (log
 	if err != nil {
 		return s, e.interpretError(err, "reading session")
 	}
-	e.txRows.known(s)
+	e.knownSession(&s)
 	return s, nil
 }
 
@@ -98,7 +98,7 @@ func (e executor) SessionGetByHarnessID(ctx context.Context, p store.SessionGetB
 	if err != nil {
 		return s, e.interpretError(err, "reading session by harness id")
 	}
-	e.txRows.known(s)
+	e.knownSession(&s)
 	return s, nil
 }
 
@@ -275,7 +275,7 @@ func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) (en
 		return nil, err
 	}
 	for _, s := range ended {
-		e.txRows.known(s)
+		e.knownSession(&s)
 		now := factsOf(&s)
 		was := now
 		was.ended = false // it was active: its duration was not counted yet

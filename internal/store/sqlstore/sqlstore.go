@@ -222,9 +222,7 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 	}
 	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache, root: s, stats: &txStats{}},
 		notifier: s.notifier}
-	if s.d.Search.writesAtSavepoints() {
-		t.docs = &txDocs{}
-	}
+	t.docs = &txDocs{}
 	if s.notifier != nil {
 		t.toNotify = map[string]bool{}
 	}
@@ -236,6 +234,8 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 			t.Rollback()
 			return nil, err
 		}
+	} else {
+		t.owners = map[string]sessionOwner{}
 	}
 	return t, nil
 }
@@ -332,6 +332,24 @@ type executor struct {
 	// at savepoints, the documents of the entries it inserts (see txDocs;
 	// nil otherwise).
 	docs *txDocs
+	// owners remembers, inside a transaction on an engine without the
+	// session cache, whose each session read or inserted in it is: what
+	// its entries' documents are tagged with (see sessionDocContext), so
+	// indexing an append does not read the row the append just read.
+	owners map[string]sessionOwner
+}
+
+// sessionOwner is what never changes of a session and tags its entries'
+// search documents: its project, actor and harness.
+type sessionOwner struct{ project, actor, harness string }
+
+// knownSession notes, inside a transaction, a session row it read or
+// wrote (see executor.owners and txSessions.known).
+func (e executor) knownSession(s *logbook.Session) {
+	e.txRows.known(*s)
+	if e.owners != nil {
+		e.owners[s.ID] = sessionOwner{s.Project, s.Actor, s.Harness}
+	}
 }
 
 // interpretError maps engine errors onto the logbook sentinels, so callers
