@@ -179,7 +179,7 @@ func (m claudeMapper) records(p Payload) []Record {
 		result.Commit = m.commitMade(p, result.Text)
 		rec.Entries = append(rec.Entries, m.toolCall(p), result)
 		if path := p.EditedPath(); path != "" {
-			rec.Touched = append(rec.Touched, Touch{Kind: "file", Value: relativePath(path, p.Cwd, m.git)})
+			rec.Touched = append(rec.Touched, Touch{Kind: "file", Value: repoPath(path, p.Cwd, m.git)})
 		}
 	case EventPostToolUseFailure:
 		payload, _ := json.Marshal(map[string]any{"error": p.Error, "is_interrupt": p.IsInterrupt})

@@ -80,27 +80,9 @@ func projectName(configured string, g GitInfo) string {
 	return ""
 }
 
-// relativePath is path relative to the work tree's top folder when it lies
-// inside it (the form other sessions and claims use), else path cleaned.
-func relativePath(path, cwd string, g GitInfo) string {
-	if path == "" {
-		return ""
-	}
-	if !filepath.IsAbs(path) && cwd != "" {
-		path = filepath.Join(cwd, path)
-	}
-	path = filepath.Clean(path)
-	if g.TopLevel != "" {
-		if rel, err := filepath.Rel(g.TopLevel, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return path
-}
-
-// repoPath is a path a tool call names, as claims name it: relative to the
-// work tree's top folder when it lies inside it, else absolute; relative
-// paths are taken from cwd, and ~ is the home folder. Symbolic links are
+// repoPath is a path a tool call names, as claims and touches name it:
+// relative to the work tree's top folder when it lies inside it, else
+// absolute; relative paths are taken from cwd, and ~ is the home folder. Symbolic links are
 // resolved in the part of the path that exists (the file, else the
 // nearest folder above it), and in the top folder, so that a path spelled
 // through a link is compared as the path it names.

@@ -61,7 +61,7 @@ func (s *Service) Gate(ctx context.Context, c Caller, p ledger.GateParams) (ledg
 	if err != nil {
 		return ledger.GateAnswer{}, err
 	}
-	g := gate{s: s, project: project, writer: sess, guard: policy.Claims.GuardDecision(), now: s.now()}
+	g := gate{project: project, writer: sess, guard: policy.Claims.GuardDecision(), now: s.now()}
 	autoClaim := policy.Claims.Auto && sess.ID != "" && sess.Actor == c.Actor && sess.Status != logbook.StatusEnded
 	if len(paths) == 0 || g.guard == classify.Defer && !autoClaim {
 		return ledger.GateAnswer{Decision: classify.Defer, Paths: paths}, nil
@@ -119,7 +119,6 @@ func (s *Service) gatePaths(ctx context.Context, p ledger.GateParams) ([]string,
 
 // gate is one gate decision in progress.
 type gate struct {
-	s       *Service
 	project string
 	writer  logbook.Session // zero when no session writes
 	guard   classify.Decision
