@@ -21,6 +21,7 @@ import (
 // or straight into a database (--db).
 func Import(ctx context.Context, env Env, args []string) int {
 	usage := `Usage: logbook import claude|codex [--db DB | --server URL --token T] [--project P] [PATH…]
+       logbook import logbook [--db DB] FILE     (restore a logbook export; see logbook import logbook -h)
 
 Imports agent transcripts: Claude Code session files (default folder
 ~/.claude/projects) or Codex CLI rollouts (default ~/.codex/sessions). A PATH
@@ -36,12 +37,15 @@ recent one may still be running and is left open.
 
 Flags:
 `
+	if len(args) > 0 && args[0] == "logbook" {
+		return importLogbook(ctx, env, args[1:])
+	}
 	if len(args) == 0 || (args[0] != string(importer.Claude) && args[0] != string(importer.Codex)) {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			fmt.Fprint(env.Stdout, usage)
 			return 0
 		}
-		fmt.Fprint(env.Stderr, "logbook import: say which transcripts: claude or codex\n\n"+usage)
+		fmt.Fprint(env.Stderr, "logbook import: say what to import: claude or codex transcripts, or a logbook export\n\n"+usage)
 		return 2
 	}
 	format := importer.Format(args[0])

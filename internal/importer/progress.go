@@ -93,11 +93,13 @@ func count(n int, one, many string) string {
 
 func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) }
 
-// thousands writes n with commas between groups of three digits.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
+func thousands(n int) string { return Thousands(int64(n)) }
+
+// Thousands writes n with commas between groups of three digits.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
 	if n < 0 {
-		return "-" + thousands(-n)
+		return "-" + Thousands(-n)
 	}
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]

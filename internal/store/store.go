@@ -109,6 +109,18 @@ type Store interface {
 	// version of logbook that did not index, beside one that did).
 	SearchRebuild(ctx context.Context) error
 
+	// Export reads the rows of every table of recorded data (projects with
+	// their policy and retention, sessions, entries superseded or not,
+	// plans, touches, links, claims, agents, tasks…), or of one project's
+	// (p.Project), column by column as stored, in one snapshot that holds
+	// no lock writers wait on. It calls p.Counted once with the tables in
+	// the order a restore writes them and how many rows each holds, then
+	// p.Row for each row, table by table in that order, ordered by key
+	// within a table. A callback's error stops it and is returned. Derived
+	// tables (statistics' rollups, the search index) and what belongs to
+	// this database alone (tokens, keys, events) are not exported.
+	Export(ctx context.Context, p ExportParams) error
+
 	// Close releases the database.
 	Close() error
 }
@@ -155,6 +167,18 @@ type Executor interface {
 	// name exists, and returns the key stored under name: the first value
 	// given, on every replica. It commits at once when called on the Store.
 	KeyEnsure(ctx context.Context, name, value string, now time.Time) (string, error)
+
+	// ImportRows restores rows of table as Export read them (a column's
+	// value a string, an int64, a float64, a bool or nil) and returns how
+	// many it inserted. A row whose key the table holds already is left as
+	// it is, so restoring the same rows again inserts nothing; held under
+	// its key as a different row (another database's entry id), or clashing
+	// with another unique key, it is ErrConflict. A table or column this
+	// database does not have is ErrInvalid (an export of a newer logbook).
+	// What inserted rows add to the statistics' rollups and the search index
+	// is written with them; rows that refer to others (entries to their
+	// session) come after them, in Export's order.
+	ImportRows(ctx context.Context, table string, rows []map[string]any) (inserted int, err error)
 
 	// TokenInsert stores a token record (its hash, never the token).
 	TokenInsert(ctx context.Context, t *logbook.Token) error
@@ -529,4 +553,20 @@ type SearchHit struct {
 type AgentGetParams struct {
 	Project, Name string
 	ForUpdate     bool
+}
+
+// ExportParams select what Export reads and receive it.
+type ExportParams struct {
+	// Project limits the export to one project's rows; "" exports all.
+	Project string
+	// Counted receives the tables, in order, and their row counts.
+	Counted func(tables []ExportTable) error
+	// Row receives one row of table: its columns by name.
+	Row func(table string, row map[string]any) error
+}
+
+// ExportTable is a table an export holds and how many rows of it.
+type ExportTable struct {
+	Name string
+	Rows int64
 }

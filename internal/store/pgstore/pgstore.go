@@ -56,10 +56,14 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		return nil, fmt.Errorf("error migrating PostgreSQL database: %w", err)
 	}
 	st := sqlstore.New(db, sqlstore.Dialect{
-		Name:                "postgres",
-		ForUpdate:           " FOR UPDATE",
-		IsUniqueViolation:   isUniqueViolation,
-		InsertRows:          500,
+		Name:               "postgres",
+		ForUpdate:          " FOR UPDATE",
+		IsUniqueViolation:  isUniqueViolation,
+		InsertRows:         500,
+		SnapshotBeginSQL:   "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+		OverridingIdentity: " OVERRIDING SYSTEM VALUE",
+		IdentityPastSQL: `SELECT setval(pg_get_serial_sequence('%[1]s', '%[2]s'),
+			GREATEST((SELECT MAX(%[2]s) FROM %[1]s), nextval(pg_get_serial_sequence('%[1]s', '%[2]s'))))`,
 		ExplainPrefix:       "EXPLAIN ",
 		IsInvalidText:       isInvalidText,
 		TryLockSQL:          `SELECT pg_try_advisory_xact_lock(74740003)`,

@@ -90,6 +90,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		ForUpdate:         "",
 		IsUniqueViolation: isUniqueViolation,
 		InsertRows:        10,
+		SnapshotBeginSQL:  "BEGIN DEFERRED",
 		ExplainPrefix:     "EXPLAIN QUERY PLAN ",
 		// Statistics let the planner start a filtered list from the filter's
 		// own index (links of one issue) instead of walking every session.

@@ -109,6 +109,20 @@ type Dialect struct {
 	// at a time (see EntryPartitionPrune) and the server makes the months
 	// ahead (EntryPartitionsMaintain).
 	MonthPartitions bool
+	// SnapshotBeginSQL starts the read-only transaction an export reads
+	// in: one snapshot of every table, holding no lock a writer waits on
+	// (SQLite's deferred BEGIN, which WAL readers take; PostgreSQL's
+	// REPEATABLE READ).
+	SnapshotBeginSQL string
+	// OverridingIdentity goes between a restore's column list and its
+	// VALUES where an identity column takes only the database's numbers
+	// unless told (PostgreSQL's GENERATED ALWAYS); "" elsewhere.
+	OverridingIdentity string
+	// IdentityPastSQL moves the numbering of an identity column (table in
+	// %[1]s, column in %[2]s) past the values a restore wrote into it
+	// (PostgreSQL's sequences); "" where the next number is always past
+	// the highest (SQLite's rowid).
+	IdentityPastSQL string
 }
 
 // querier is what *sql.DB and *sql.Tx share.

@@ -115,6 +115,11 @@ func (r *recordingStore) StatsBackfill(ctx context.Context, limit int) (int, boo
 	return r.st.StatsBackfill(ctx, limit)
 }
 
+func (r *recordingStore) Export(ctx context.Context, p store.ExportParams) error {
+	r.calls.add("Export")
+	return r.st.Export(ctx, p)
+}
+
 func (r *recordingStore) StatsRebuild(ctx context.Context) error {
 	r.calls.add("StatsRebuild")
 	return r.st.StatsRebuild(ctx)
@@ -198,6 +203,11 @@ func (r recordingExecutor) ProjectPolicyGet(ctx context.Context, name string) (s
 func (r recordingExecutor) ProjectPolicySet(ctx context.Context, name, policy string) error {
 	r.calls.add("ProjectPolicySet")
 	return r.ex.ProjectPolicySet(ctx, name, policy)
+}
+
+func (r recordingExecutor) ImportRows(ctx context.Context, table string, rows []map[string]any) (int, error) {
+	r.calls.add("ImportRows")
+	return r.ex.ImportRows(ctx, table, rows)
 }
 
 func (r recordingExecutor) KeyEnsure(ctx context.Context, name, value string, now time.Time) (string, error) {

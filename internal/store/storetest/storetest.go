@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Search", testSearch},
 		{"Retention", testRetention},
 		{"MonthlyRetention", testMonthlyRetention},
+		{"Export", testExport},
 	}
 	var ran atomic.Int64
 	for _, p := range parts {
