@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,7 +142,7 @@ type gateReader interface {
 func (g *gate) judge(ctx context.Context, r gateReader, paths []string) (ans ledger.GateAnswer, free []string, err error) {
 	ans = ledger.GateAnswer{Decision: classify.Defer, Paths: paths}
 	for _, path := range paths {
-		held, err := r.ClaimList(ctx, store.ClaimListParams{Project: g.project, Conflicting: path, Now: g.now})
+		held, err := g.holding(ctx, r, path)
 		if err != nil {
 			return ans, nil, err
 		}
@@ -176,6 +177,23 @@ func (g *gate) judge(ctx context.Context, r gateReader, paths []string) (ans led
 		ans.Reason = heldReason(ans.Held, g.guard)
 	}
 	return ans, free, nil
+}
+
+// holding lists the live claims a write to path collides with: a claim on
+// the path or on a folder above it, and, since the path may name a folder
+// (rm -r build, mv src lib), a claim on anything under it.
+func (g *gate) holding(ctx context.Context, r gateReader, path string) ([]logbook.Claim, error) {
+	held, err := r.ClaimList(ctx, store.ClaimListParams{Project: g.project, Conflicting: path, Now: g.now})
+	if err != nil || strings.HasSuffix(path, "/") {
+		return held, err
+	}
+	under, err := r.ClaimList(ctx, store.ClaimListParams{Project: g.project, Conflicting: path + "/", Now: g.now})
+	for _, c := range under {
+		if !slices.ContainsFunc(held, func(h logbook.Claim) bool { return h.ID == c.ID }) {
+			held = append(held, c)
+		}
+	}
+	return held, err
 }
 
 // ours reports whether a claim of the holder passes for the writer: the
@@ -238,13 +256,15 @@ func (g *gate) session(ctx context.Context, r gateReader, id string) (logbook.Se
 	return sess, nil
 }
 
-// claim takes a claim for the writer on each free path in the repository
-// (an absolute path lies outside it and is left alone), or renews the
+// claim takes a claim for the writer on each free file in the repository
+// (an absolute path lies outside it, and a folder is more than the write
+// names: both are left alone), or renews the
 // writer's own claim on it, for ttl; never shortening a claim.
 func (g *gate) claim(ctx context.Context, tx *work, free []string, ttl time.Duration) ([]logbook.Claim, error) {
 	var claimed []logbook.Claim
 	for _, path := range free {
-		if strings.HasPrefix(path, "/") || strings.HasPrefix(path, "~") || strings.HasPrefix(path, "../") || path == ".." {
+		outside := strings.HasPrefix(path, "/") || strings.HasPrefix(path, "~") || strings.HasPrefix(path, "../") || path == ".."
+		if outside || strings.HasSuffix(path, "/") { // a file is claimed, never a folder
 			continue
 		}
 		mine, err := tx.ClaimList(ctx, store.ClaimListParams{Project: g.project, Subject: path, SessionID: g.writer.ID, Now: g.now})

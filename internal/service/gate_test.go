@@ -79,6 +79,16 @@ func testGateHeld(t *testing.T, b *bundle) {
 	if ans := b.gate(t, b.alice, ledger.GateParams{SessionID: writer.ID, Tool: "Bash", Input: read}); ans.Decision != classify.Defer || len(ans.Paths) != 0 {
 		t.Errorf("a command that writes nothing: %s %q", ans.Decision, ans.Paths)
 	}
+	// A write to a folder (rm -r, mv) collides with a claim under it.
+	_, _, err = b.svc.Claim(b.ctx, b.bob, service.ClaimParams{SessionID: holder.ID, Subject: "lib/auth/token.go"})
+	must(t, err)
+	rmdir, _ := json.Marshal(map[string]string{"command": "rm -r lib/auth"})
+	if ans := b.gate(t, b.alice, ledger.GateParams{SessionID: writer.ID, Tool: "Bash", Input: rmdir}); ans.Decision != classify.Deny || ans.Held[0].Claim.Subject != "lib/auth/token.go" {
+		t.Errorf("rm -r of a folder holding a claimed file: %s %+v", ans.Decision, ans.Held)
+	}
+	if ans := b.gate(t, b.alice, ledger.GateParams{SessionID: writer.ID, Paths: []string{"lib/authz", "lib/auth/token.go.bak"}}); ans.Decision != classify.Defer {
+		t.Errorf("neighbours of a claimed file: %s %q", ans.Decision, ans.Reason)
+	}
 	// Without a session (a person's commit) every live claim counts.
 	if ans := b.gate(t, b.alice, ledger.GateParams{Paths: []string{"src/api/x.go"}}); ans.Decision != classify.Deny {
 		t.Errorf("no session: %s", ans.Decision)
@@ -189,9 +199,12 @@ func testAutoClaims(t *testing.T, b *bundle) {
 	if len(ans.Claimed) != 1 || ans.Claimed[0].ID != taken.ID || !ans.Claimed[0].ExpiresAt.Equal(b.clock.Now().Add(10*time.Minute)) {
 		t.Errorf("writing again renews the claim: %+v", ans.Claimed)
 	}
-	// A write to files outside the repository claims nothing.
-	if ans := write(first, "/tmp/scratch.txt"); ans.Decision != classify.Defer || len(ans.Claimed) != 0 {
-		t.Errorf("a write to /tmp: %s, claimed %+v", ans.Decision, ans.Claimed)
+	// A write to files outside the repository claims nothing, nor does a
+	// write into a folder (wget -P downloads/) claim the folder.
+	for _, path := range []string{"/tmp/scratch.txt", "downloads/"} {
+		if ans := write(first, path); ans.Decision != classify.Defer || len(ans.Claimed) != 0 {
+			t.Errorf("a write to %s: %s, claimed %+v", path, ans.Decision, ans.Claimed)
+		}
 	}
 	if ans := write(second, "lexer.go"); len(ans.Claimed) != 1 {
 		t.Errorf("the second session's write to lexer.go claimed %+v", ans.Claimed)
