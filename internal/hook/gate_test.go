@@ -163,15 +163,17 @@ func TestClaimsGate(t *testing.T) {
 		t.Errorf("rm -rf internal: %s %q, want the classifier's deny", d, reason)
 	}
 
-	// Codex: a patch's files, and the deny in Codex's form.
+	// Codex: a patch's files, and the deny in Codex's form. Codex (0.123
+	// and later) passes apply_patch to PreToolUse hooks with the raw patch
+	// as tool_input.command; a shell may pipe one into apply_patch too.
 	patch := "*** Begin Patch\n*** Update File: internal/auth/login.go\n@@\n-package auth\n+package auth // x\n*** End Patch"
-	for _, input := range []map[string]any{{"input": patch}, {"command": "apply_patch <<'EOF'\n" + patch + "\nEOF"}} {
-		tool := "apply_patch"
-		if _, ok := input["command"]; ok {
-			tool = "Bash"
-		}
+	for _, call := range []struct{ tool, command string }{
+		{"apply_patch", patch},
+		{"Bash", "apply_patch <<'EOF'\n" + patch + "\nEOF"},
+	} {
+		tool := call.tool
 		raw := payload(t, map[string]any{"session_id": "codex-1", "turn_id": "t1", "hook_event_name": EventPreToolUse,
-			"cwd": repo.root, "tool_name": tool, "tool_use_id": "call_" + tool, "tool_input": input})
+			"cwd": repo.root, "tool_name": tool, "tool_use_id": "call_" + tool, "tool_input": map[string]any{"command": call.command}})
 		var out, errOut bytes.Buffer
 		New(cfg, &errOut).CodexHook(context.Background(), bytes.NewReader(raw), &out)
 		if d, reason := decisionOf(t, out.String()); d != "deny" || !strings.Contains(reason, bob.ID) {
