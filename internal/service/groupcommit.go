@@ -35,6 +35,12 @@ type committer struct {
 	// slow group cannot hold many callers for long.
 	maxGroup int
 	onCommit func([]*logbook.Event) // told the events of each commit (Service.committed)
+	// keepSavepoints leaves a request's savepoint open when it succeeds
+	// instead of releasing it: the next request's nests in it, and the
+	// commit ends them all. On PostgreSQL that is a round trip less a
+	// request; a failed request is still rolled back to its own savepoint,
+	// the latest.
+	keepSavepoints bool
 }
 
 // txRequest is one caller's transaction waiting for a group.
@@ -67,6 +73,7 @@ func (s *Service) runSessionCommitters(ctx context.Context) {
 	for i := range committers {
 		committers[i] = newCommitter(s.store, s.committed)
 		committers[i].maxGroup = sessionGroupMax
+		committers[i].keepSavepoints = true
 	}
 	s.sessionCommitters.Store(&committers)
 	each := func(do func(c *committer)) {
@@ -228,10 +235,12 @@ func (c *committer) commitGroup(group []*txRequest) {
 			}
 			continue
 		}
-		if err := tx.ReleaseSavepoint(ctx); err != nil {
-			tx.Rollback()
-			fail(err)
-			return
+		if !c.keepSavepoints {
+			if err := tx.ReleaseSavepoint(ctx); err != nil {
+				tx.Rollback()
+				fail(err)
+				return
+			}
 		}
 		events = append(events, w.events...)
 	}

@@ -66,7 +66,7 @@ func testSessionWritesShareTransactions(t *testing.T, e testdb.Engine, clashAt i
 	// its queue, in order, and the first group takes them all.
 	commits := 0 // counted on the committer's goroutine, read after its answers
 	c := newCommitter(svc.store, func(events []*logbook.Event) { commits++; svc.committed(events) })
-	c.maxGroup = sessionGroupMax
+	c.maxGroup, c.keepSavepoints = sessionGroupMax, e.Name == "postgres"
 	svc.sessionCommitters.Store(&[]*committer{c})
 	results := make(chan error, len(sessions))
 	for i, sess := range sessions {

@@ -88,6 +88,10 @@ type Dialect struct {
 	// side (PostgreSQL), those adding to the same row would each wait for
 	// the one before to commit; spread over shards, few do.
 	StatsShardSQL string
+	// ModifyingCTEs: the engine runs INSERTs as WITH queries of another
+	// statement (PostgreSQL), so the statistics' rollups of a transaction
+	// are written in one statement, one round trip, instead of one a table.
+	ModifyingCTEs bool
 	// StatsBackfillLockSQL runs first in each transaction of the
 	// statistics backfill, to keep other transactions from changing
 	// sessions until it commits (none where one transaction writes at a

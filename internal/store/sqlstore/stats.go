@@ -319,36 +319,109 @@ func (e executor) flushStats(ctx context.Context) error {
 		}
 	}
 	e.stats.deltas, e.stats.touches = e.stats.deltas[:0], e.stats.touches[:0]
-	if err := writeRows(ctx, e, touches, func(a, b touchRow) int {
+	var upserts []statement
+	upserts = appendUpserts(upserts, e, touches, func(a, b touchRow) int {
 		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.day, b.day), cmp.Compare(a.value, b.value))
 	}, "touch_stats_days", "project, day, value", func(r touchRow) []any {
 		return []any{r.project, r.day, r.value}
-	}, []string{"touches"}, func(n int64) []any { return []any{n} }); err != nil {
-		return err
-	}
-	if err := writeRows(ctx, e, days, func(a, b dayRow) int {
+	}, []string{"touches"}, func(n int64) []any { return []any{n} })
+	upserts = appendUpserts(upserts, e, days, func(a, b dayRow) int {
 		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.day, b.day), cmp.Compare(a.outcome, b.outcome),
 			cmp.Compare(a.blocker, b.blocker), cmp.Compare(a.harness, b.harness), cmp.Compare(a.agent, b.agent),
 			cmp.Compare(a.actor, b.actor), cmp.Compare(a.model, b.model))
 	}, "session_stats_days", "project, day, outcome, blocker, harness, agent, actor, model", func(r dayRow) []any {
 		return []any{r.project, r.day, r.outcome, r.blocker, r.harness, r.agent, r.actor, r.model}
-	}, statsSumColumns, statsSums.values); err != nil {
-		return err
-	}
-	if err := writeRows(ctx, e, dimensionDays, compareDimensionRows, "session_stats_dimension_days", "project, dimension, day, value",
-		dimensionKey, statsSumColumns, statsSums.values); err != nil {
-		return err
-	}
-	return writeRows(ctx, e, quarters, compareDimensionRows, "session_stats_quarters", "project, dimension, quarter, value",
+	}, statsSumColumns, statsSums.values)
+	upserts = appendUpserts(upserts, e, dimensionDays, compareDimensionRows, "session_stats_dimension_days", "project, dimension, day, value",
 		dimensionKey, statsSumColumns, statsSums.values)
+	upserts = appendUpserts(upserts, e, quarters, compareDimensionRows, "session_stats_quarters", "project, dimension, quarter, value",
+		dimensionKey, statsSumColumns, statsSums.values)
+	if e.d.ModifyingCTEs {
+		upserts = combineStatements(upserts)
+	}
+	for _, u := range upserts {
+		if _, err := e.exec(ctx, u.sql, u.args...); err != nil {
+			return e.interpretError(err, "updating the statistics' rollups")
+		}
+	}
+	return nil
 }
 
-// writeRows adds sums to rows of a rollup table whose key columns are
-// keyColumns (then shard) and whose sums are sumColumns, in the order of
-// compare, in multi-row upserts of the engine's chunk size. Rows whose
-// sums are zero are left alone.
-func writeRows[K, V comparable](ctx context.Context, e executor, rows map[K]V, compare func(a, b K) int,
-	table, keyColumns string, keyValues func(K) []any, sumColumns []string, sumValues func(V) []any) error {
+// statement is one SQL statement, its parameters numbered from $1, and
+// its arguments.
+type statement struct {
+	sql  string
+	args []any
+}
+
+// maxParameters is the most parameters PostgreSQL takes in a statement.
+const maxParameters = 65535
+
+// combineStatements joins statements that return no rows into one, each
+// but the last a data-modifying WITH query of the last: one round trip
+// instead of one each. Where they take more parameters together than
+// PostgreSQL allows (a statistics backfill's large batches) they are left
+// apart. (The rows are then locked in another order than when combined;
+// the backfill holds the tables against other writers meanwhile.)
+func combineStatements(statements []statement) []statement {
+	params := 0
+	for _, st := range statements {
+		params += len(st.args)
+	}
+	if len(statements) < 2 || params > maxParameters {
+		return statements
+	}
+	var b strings.Builder
+	var args []any
+	last := len(statements) - 1
+	for i, st := range statements {
+		switch {
+		case i == 0:
+			b.WriteString("WITH ")
+		case i < last:
+			b.WriteString(", ")
+		default:
+			b.WriteString(" ")
+		}
+		if i < last {
+			b.WriteString("w" + strconv.Itoa(i) + " AS (" + renumber(st.sql, len(args)) + ")")
+		} else {
+			b.WriteString(renumber(st.sql, len(args)))
+		}
+		args = append(args, st.args...)
+	}
+	return []statement{{b.String(), args}}
+}
+
+// renumber adds by to the number of every $N parameter of query, which
+// holds no other "$".
+func renumber(query string, by int) string {
+	if by == 0 {
+		return query
+	}
+	var b strings.Builder
+	for i := 0; i < len(query); i++ {
+		b.WriteByte(query[i])
+		if query[i] != '$' {
+			continue
+		}
+		j := i + 1
+		for j < len(query) && query[j] >= '0' && query[j] <= '9' {
+			j++
+		}
+		n, _ := strconv.Atoi(query[i+1 : j])
+		b.WriteString(strconv.Itoa(n + by))
+		i = j - 1
+	}
+	return b.String()
+}
+
+// appendUpserts appends the statements that add sums to rows of a rollup
+// table whose key columns are keyColumns (then shard) and whose sums are
+// sumColumns, in the order of compare, in multi-row upserts of the
+// engine's chunk size. Rows whose sums are zero are left alone.
+func appendUpserts[K, V comparable](upserts []statement, e executor, rows map[K]V, compare func(a, b K) int,
+	table, keyColumns string, keyValues func(K) []any, sumColumns []string, sumValues func(V) []any) []statement {
 	var zero V
 	keys := make([]K, 0, len(rows))
 	for k, sums := range rows {
@@ -388,14 +461,11 @@ func writeRows[K, V comparable](ctx context.Context, e executor, rows map[K]V, c
 			}
 			values.WriteByte(')')
 		}
-		query := `INSERT INTO ` + table + ` (` + keyColumns + `, shard, ` + strings.Join(sumColumns, ", ") + `)
+		upserts = append(upserts, statement{`INSERT INTO ` + table + ` (` + keyColumns + `, shard, ` + strings.Join(sumColumns, ", ") + `)
 			VALUES ` + values.String() + `
-			ON CONFLICT (` + keyColumns + `, shard) DO UPDATE SET ` + set.String()
-		if _, err := e.exec(ctx, query, args...); err != nil {
-			return e.interpretError(err, "updating "+table)
-		}
+			ON CONFLICT (` + keyColumns + `, shard) DO UPDATE SET ` + set.String(), args})
 	}
-	return nil
+	return upserts
 }
 
 // statsBackfilled says whether the backfill has counted every session and,
