@@ -213,6 +213,11 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	first, second, third := filepath.Join(dir, "1.jsonl"), filepath.Join(dir, "2.jsonl"), filepath.Join(dir, "3.jsonl")
 	run(exportCmd, "--db", src, "--out", first)
+	if info, err := os.Stat(first); err != nil {
+		t.Fatal(err)
+	} else if info.Mode().Perm() != 0o600 {
+		t.Errorf("the export file has mode %v; want 0600 (it holds every transcript)", info.Mode().Perm())
+	}
 	if !strings.Contains(stderr.String(), "exported ") {
 		t.Errorf("export said %q, want its count on stderr", stderr)
 	}
