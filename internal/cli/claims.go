@@ -42,7 +42,11 @@ func claims(ctx context.Context, env Env, args []string) int {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SUBJECT\tACTOR\tSESSION\tEXPIRES IN\tTITLE")
 	for _, c := range claims {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Subject, c.Actor, c.SessionID, time.Until(c.ExpiresAt).Round(time.Second), logbook.Clip(c.Title, 50))
+		subject := c.Subject
+		if c.Auto {
+			subject += " (by a write)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", subject, c.Actor, c.SessionID, time.Until(c.ExpiresAt).Round(time.Second), logbook.Clip(c.Title, 50))
 	}
 	tw.Flush()
 	return 0

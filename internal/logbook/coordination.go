@@ -24,6 +24,9 @@ type Claim struct {
 	ReleasedAt *time.Time `json:"released_at,omitempty"`
 	// Why it ended: "released", "session ended", "expired".
 	ReleaseReason string `json:"release_reason,omitempty" redact:"text"`
+	// Auto marks a claim the claims gate took for the session's first
+	// write to the file (the project's auto claims), not one it asked for.
+	Auto bool `json:"auto,omitempty"`
 	// Title of the holding session, filled when a claim is shown to
 	// someone who must decide whether to wait for it.
 	Title string `json:"title,omitempty" redact:"text"`

@@ -130,8 +130,12 @@ func emitClaim(tx *work, typ string, c logbook.Claim, at time.Time) {
 
 // claimEventData is what a claim event says of the claim.
 func claimEventData(c logbook.Claim) map[string]any {
-	return map[string]any{
+	data := map[string]any{
 		"claim_id": c.ID, "subject": c.Subject, "actor": c.Actor, "expires_at": c.ExpiresAt, "reason": c.ReleaseReason}
+	if c.Auto {
+		data["auto"] = true // taken by the session's first write, not asked for
+	}
+	return data
 }
 
 // releaseClaims releases every claim of an ending session.

@@ -280,13 +280,11 @@ func (g *gate) claim(ctx context.Context, tx *work, free []string, ttl time.Dura
 		switch {
 		case claim == nil:
 			c := logbook.Claim{ID: logbook.NewID(g.now), Project: g.project, SessionID: g.writer.ID, Actor: g.writer.Actor,
-				Subject: path, TTLSeconds: int64(ttl / time.Second), CreatedAt: g.now, ExpiresAt: g.now.Add(ttl), Title: g.writer.Title}
+				Subject: path, TTLSeconds: int64(ttl / time.Second), CreatedAt: g.now, ExpiresAt: g.now.Add(ttl), Title: g.writer.Title, Auto: true}
 			if err := tx.ClaimInsert(ctx, &c); err != nil {
 				return nil, err
 			}
-			data := claimEventData(c)
-			data["auto"] = true // taken by the session's first write, not asked for
-			tx.emit(c.Project, logbook.EventClaimTaken, c.SessionID, g.now, data)
+			emitClaim(tx, logbook.EventClaimTaken, c, g.now)
 			claimed = append(claimed, c)
 		case g.now.Add(ttl).After(claim.ExpiresAt):
 			claim.ExpiresAt = g.now.Add(ttl)

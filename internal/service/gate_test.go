@@ -190,6 +190,7 @@ func testAutoClaims(t *testing.T, b *bundle) {
 		t.Fatalf("the first write: %s, claimed %+v", ans.Decision, ans.Claimed)
 	}
 	taken := ans.Claimed[0]
+	equal(t, "the claim says it was taken by a write", taken.Auto, true)
 	equal(t, "expiry", taken.ExpiresAt, b.clock.Now().Add(10*time.Minute))
 	if ans := write(second, "parser.go"); ans.Decision != classify.Deny || !strings.Contains(ans.Reason, "fix the parser") || len(ans.Claimed) != 0 {
 		t.Errorf("the other session's write: %s %q, claimed %+v", ans.Decision, ans.Reason, ans.Claimed)

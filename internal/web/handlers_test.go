@@ -3,6 +3,7 @@ package web_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/web"
@@ -417,6 +419,17 @@ func TestDashboard(t *testing.T) {
 	now := b.get(t, c, "/?part=now", 200)
 	expectHas(t, now.body, "Active sessions", "Claims")
 	expectLacks(t, now.body, "<html", "<svg")
+
+	// A claim the gate took for a write says so, here and on its session.
+	if _, err := b.svc.SetPolicy(b.ctx, b.admin, "demo", json.RawMessage(`{"claims": {"auto": true}}`)); err != nil {
+		t.Fatal(err)
+	}
+	main := b.sessions["main"]
+	if ans, err := b.svc.Gate(b.ctx, b.alice, ledger.GateParams{SessionID: main.ID, Paths: []string{"docs/clock.md"}}); err != nil || len(ans.Claimed) != 1 {
+		t.Fatalf("a write under auto claims: %+v %v", ans, err)
+	}
+	expectHas(t, b.get(t, c, "/?part=now", 200).body, "<code>docs/clock.md</code>", "claimed by a write")
+	expectHas(t, b.get(t, c, "/sessions/"+main.ID, 200).body, "<code>docs/clock.md</code>", "claimed by a write")
 
 	t.Run("Empty", func(t *testing.T) {
 		c := b.signIn(t, b.token(t, "fresh", "carol"))

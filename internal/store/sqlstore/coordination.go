@@ -26,21 +26,29 @@ func (e executor) SweepLock(ctx context.Context) (bool, error) {
 	return won, e.interpretError(err, "taking the sweep lock")
 }
 
-const claimColumns = `c.id, c.project, c.session_id, c.actor, c.subject, c.ttl_seconds, c.created_at, c.expires_at, c.released_at, c.release_reason`
+const claimColumns = `c.id, c.project, c.session_id, c.actor, c.subject, c.ttl_seconds, c.created_at, c.expires_at, c.released_at, c.release_reason, c.auto`
 
 func scanClaim(row rowScanner, extra ...any) (logbook.Claim, error) {
 	var c logbook.Claim
 	var created, expires int64
 	var released sql.NullInt64
-	err := row.Scan(append([]any{&c.ID, &c.Project, &c.SessionID, &c.Actor, &c.Subject, &c.TTLSeconds, &created, &expires, &released, &c.ReleaseReason}, extra...)...)
+	err := row.Scan(append([]any{&c.ID, &c.Project, &c.SessionID, &c.Actor, &c.Subject, &c.TTLSeconds, &created, &expires, &released, &c.ReleaseReason, &c.Auto}, extra...)...)
 	c.CreatedAt, c.ExpiresAt, c.ReleasedAt = fromMicros(created), fromMicros(expires), fromNullMicros(released)
 	return c, err
 }
 
 func (e executor) ClaimInsert(ctx context.Context, c *logbook.Claim) error {
-	_, err := e.exec(ctx, `INSERT INTO claims (id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, c.ID, c.Project, c.SessionID, c.Actor, c.Subject, c.TTLSeconds, micros(c.CreatedAt), micros(c.ExpiresAt))
+	_, err := e.exec(ctx, `INSERT INTO claims (id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, auto)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, c.ID, c.Project, c.SessionID, c.Actor, c.Subject, c.TTLSeconds, micros(c.CreatedAt), micros(c.ExpiresAt), oneIf(c.Auto))
 	return e.interpretError(err, "storing claim")
+}
+
+// oneIf is a flag as the claims table keeps it: 1 or 0.
+func oneIf(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (e executor) ClaimGet(ctx context.Context, id string) (logbook.Claim, error) {
@@ -112,7 +120,7 @@ func (e executor) ClaimRenew(ctx context.Context, sessionID string, now time.Tim
 func (e executor) ClaimReleaseSession(ctx context.Context, sessionID, reason string, now time.Time) ([]logbook.Claim, error) {
 	rows, err := e.query(ctx, `UPDATE claims SET released_at = $2, release_reason = $3
 		WHERE session_id = $1 AND released_at IS NULL
-		RETURNING id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, released_at, release_reason`,
+		RETURNING id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, released_at, release_reason, auto`,
 		sessionID, micros(now), reason)
 	if err != nil {
 		return nil, e.interpretError(err, "releasing claims")
@@ -123,7 +131,7 @@ func (e executor) ClaimReleaseSession(ctx context.Context, sessionID, reason str
 func (e executor) ClaimExpire(ctx context.Context, now time.Time) ([]logbook.Claim, error) {
 	rows, err := e.query(ctx, `UPDATE claims SET released_at = expires_at, release_reason = $2
 		WHERE released_at IS NULL AND expires_at <= $1
-		RETURNING id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, released_at, release_reason`,
+		RETURNING id, project, session_id, actor, subject, ttl_seconds, created_at, expires_at, released_at, release_reason, auto`,
 		micros(now), logbook.ReleaseExpired)
 	if err != nil {
 		return nil, e.interpretError(err, "expiring claims")

@@ -101,6 +101,31 @@ func testClaim(t *testing.T, newStore func(testing.TB) store.Store) {
 		}
 	})
 
+	// A claim the gate took for a write says so wherever it is read.
+	t.Run("Auto", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		claim(t, st, s, "asked.go", base, 600)
+		taken := logbook.Claim{ID: logbook.NewID(base), Project: s.Project, SessionID: s.ID, Actor: s.Actor, Subject: "written.go",
+			TTLSeconds: 600, CreatedAt: base, ExpiresAt: base.Add(10 * time.Minute), Auto: true}
+		must(t, st.ClaimInsert(ctx, &taken))
+		got, err := st.ClaimGet(ctx, taken.ID)
+		must(t, err)
+		equal(t, "auto, read back", got.Auto, true)
+		listed, err := st.ClaimList(ctx, store.ClaimListParams{Project: s.Project, Now: base})
+		must(t, err)
+		for _, c := range listed {
+			equal(t, "auto of the claim on "+c.Subject, c.Auto, c.ID == taken.ID)
+		}
+		released, err := st.ClaimReleaseSession(ctx, s.ID, logbook.ReleaseSessionEnded, base.Add(time.Minute))
+		must(t, err)
+		for _, c := range released {
+			equal(t, "auto of the released claim on "+c.Subject, c.Auto, c.ID == taken.ID)
+		}
+		equal(t, "claims released", len(released), 2)
+	})
+
 	t.Run("ListActiveBySubject", func(t *testing.T) {
 		t.Parallel()
 		st := newStore(t)
