@@ -69,7 +69,7 @@ func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdou
 		h.trackTurn(spool, p, recs)
 	}
 	h.save(ctx, spool, recs)
-	h.deliver(ctx, spool)
+	rep := h.deliver(ctx, spool)
 	if harness != HarnessClaude || p.AgentID != "" {
 		return // Codex's hooks take no added context; a subagent's events speak for its parent's session
 	}
@@ -79,6 +79,9 @@ func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdou
 		if err := exportSession(h.cfg.EnvFile, harness, p.SessionID); err != nil {
 			h.report("%v", err)
 		}
+	}
+	if rep.Err == nil && contextEvents[p.Event] {
+		h.giveMessages(ctx, &out, spool, m.mainSpec(p))
 	}
 	out.write(stdout, h, p.Event)
 }

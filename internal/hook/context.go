@@ -1,10 +1,13 @@
 package hook
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/logbookhq/logbook/internal/logbook"
 )
 
 // Output is Claude Code's hook output for the events that can add to the
@@ -76,4 +79,39 @@ func (h *Hook) tellSetAside(o *hookOutput, spool *Spool, project string) {
 	o.user = append(o.user, "logbook: "+summary+"\n"+where+" Run `logbook hook status` to see them all.")
 	o.model = append(o.model, "The logbook session recorder could not record part of earlier sessions; tell the user before anything else, "+
 		"because only they can fix it:\n"+summary+"\n"+where+" `logbook hook status` shows the records and why each was refused.")
+}
+
+// giveMessages adds to o the messages waiting for the session: other
+// agents' messages reach a live Claude Code session at its next hook call
+// that can add to the model's context, without the agent asking. The
+// server records each in the session's transcript and delivers it once,
+// so a message given here is never given again. It asks only once the
+// spool's records reached the server, which then knows the session.
+func (h *Hook) giveMessages(ctx context.Context, o *hookOutput, spool *Spool, spec SessionSpec) {
+	if spool == nil {
+		return
+	}
+	id := spool.knownID(spec)
+	if id == "" {
+		return
+	}
+	msgs, err := h.api.Ledger().ReadInbox(ctx, id)
+	if err != nil {
+		h.report("cannot read the session's messages: %v", err)
+		return
+	}
+	if len(msgs) == 0 {
+		return
+	}
+	from := map[string]bool{}
+	var senders []string
+	for _, m := range msgs {
+		if !from[m.From.Actor] {
+			from[m.From.Actor] = true
+			senders = append(senders, m.From.Actor)
+		}
+	}
+	o.user = append(o.user, fmt.Sprintf("logbook: %d %s for this session from %s, given to the agent.",
+		len(msgs), plural(len(msgs), "message", "messages"), strings.Join(senders, ", ")))
+	o.model = append(o.model, logbook.MessagesContext(msgs))
 }

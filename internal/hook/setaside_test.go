@@ -111,3 +111,55 @@ func TestPreToolUseFlushedInBackground(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesGivenAtNextHookCall: a message sent to the actor of a live
+// Claude Code session reaches it at its next PostToolUse as added context
+// (and a line for the user), is recorded in its transcript, and is given
+// once; a subagent's hook call gives none.
+func TestMessagesGivenAtNextHookCall(t *testing.T) {
+	srv := newTestServer(t)
+	cfg := srv.config(t)
+	var bob struct {
+		Token string `json:"token"`
+	}
+	srv.call("POST", "/v1/tokens", testAdminToken, map[string]string{"project": testProject, "actor": "bob"}, &bob)
+
+	if stdout, _ := runClaude(t, cfg, promptPayload(t, "s1", "refactor the store")); stdout != "" {
+		t.Fatalf("with no message waiting the hook printed %q", stdout)
+	}
+	var sent logbook.Message
+	srv.call("POST", "/v1/messages", bob.Token, map[string]string{"to_actor": "alice", "text": "I hold internal/store until noon"}, &sent)
+
+	sub := payload(t, map[string]any{"session_id": "s1", "agent_id": "a1", "hook_event_name": EventPostToolUse,
+		"tool_name": "Read", "tool_use_id": "toolu_sub", "tool_input": map[string]any{"file_path": "x"}, "tool_response": "ok"})
+	if stdout, _ := runClaude(t, cfg, sub); stdout != "" {
+		t.Errorf("a subagent's call printed %q", stdout)
+	}
+	post := payload(t, map[string]any{"session_id": "s1", "hook_event_name": EventPostToolUse,
+		"tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": map[string]any{"command": "ls"}, "tool_response": map[string]any{"stdout": "a"}})
+	stdout, stderr := runClaude(t, cfg, post)
+	var out Output
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("PostToolUse printed %q (stderr %q): %v", stdout, stderr, err)
+	}
+	if out.HookSpecificOutput == nil || out.HookSpecificOutput.HookEventName != EventPostToolUse ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "I hold internal/store until noon") ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, sent.ID) {
+		t.Errorf("the added context %+v should carry the message and its id", out.HookSpecificOutput)
+	}
+	if !strings.Contains(out.SystemMessage, "from bob") {
+		t.Errorf("systemMessage %q should tell the user", out.SystemMessage)
+	}
+	var notes []logbook.Entry
+	for _, e := range entriesOf(srv.session("s1"), logbook.KindNote) {
+		if e.Key == "message:"+sent.ID {
+			notes = append(notes, e)
+		}
+	}
+	if len(notes) != 1 {
+		t.Errorf("the transcript holds %d notes of the message, want 1", len(notes))
+	}
+	if stdout, _ := runClaude(t, cfg, promptPayload(t, "s1", "go on")); stdout != "" {
+		t.Errorf("the message was given again: %q", stdout)
+	}
+}

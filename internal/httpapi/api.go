@@ -138,6 +138,11 @@ func (h *handler) routes() []route {
 		{"POST /v1/agents/{agent}/tasks", h.addTask, "Hand an agent a task: a user turn in its current session", []string{"project"}, ledger.TaskInput{}, ledger.TaskResult{}},
 		{"GET /v1/agents/{agent}/tasks", h.listTasks, "The agent's tasks", []string{"project"}, nil, ledger.TasksAnswer{}},
 		{"GET /v1/tasks/{task_id}", h.getTask, "A task with its active session and history", []string{"project"}, nil, logbook.Task{}},
+		{"POST /v1/messages", h.sendMessage, "Send a message to a session, an agent or an actor of the project (201); reply_to threads it", nil, ledger.SendParams{}, logbook.Message{}},
+		{"GET /v1/messages", h.listMessages, "Messages of a project, newest first: for or from a session, for an agent, an actor (default: yours) or a thread", ledger.MessagesQueryNames, nil, ledger.MessagesAnswer{}},
+		{"POST /v1/sessions/{id}/inbox", h.readInbox, "Give the session the messages waiting for it: each delivered once, recorded in its transcript, marked read", nil, nil, ledger.MessagesAnswer{}},
+		{"POST /v1/messages/{id}/read", h.markMessage(logbook.MarkRead), "Mark a message for you read", nil, nil, logbook.Message{}},
+		{"POST /v1/messages/{id}/ack", h.markMessage(logbook.MarkAcked), "Acknowledge a message for you (marks it read too)", nil, nil, logbook.Message{}},
 		{"POST /v1/notes", h.addNote, "A note into every live session on an issue, pull or subject", nil, ledger.NoteParams{}, ledger.NoteResult{}},
 	}
 }

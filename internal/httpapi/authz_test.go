@@ -44,7 +44,7 @@ var callerNames = [callers]string{"no token", "other project", "other actor", "o
 // authzFixture is what one matrix cell acts on, all made by the owner in
 // project demo and unique to the cell, so cells cannot disturb each other.
 type authzFixture struct {
-	session, claim, agent, task, subject string
+	session, claim, agent, task, subject, message string
 }
 
 // Secrets the fixture stores. They must never appear in an error body.
@@ -161,6 +161,17 @@ func authzRoutes() []authzRoute {
 		{"POST /v1/notes", static("/v1/notes"), func(f authzFixture) string {
 			return `{"project":"demo","subject":"` + f.subject + `","text":"a note"}`
 		}, [callers]int{401, 403, 200, 200, 403}},
+
+		// Messages: every actor of the project sends and reads them (the
+		// admin reads, but sends none: no agent could answer it); a
+		// session's inbox is its owner's, and so is marking a message
+		// addressed to it.
+		{"POST /v1/messages", static("/v1/messages"), static(`{"project":"demo","to_actor":"bob","text":"hi"}`),
+			[callers]int{401, 403, 201, 201, 403}},
+		{"GET /v1/messages", static("/v1/messages?project=demo"), none, readProject},
+		{"POST /v1/sessions/{id}/inbox", func(f authzFixture) string { return "/v1/sessions/" + f.session + "/inbox" }, none, writeSession},
+		{"POST /v1/messages/{id}/read", func(f authzFixture) string { return "/v1/messages/" + f.message + "/read" }, none, writeSession},
+		{"POST /v1/messages/{id}/ack", func(f authzFixture) string { return "/v1/messages/" + f.message + "/ack" }, none, writeSession},
 	}
 }
 
@@ -209,6 +220,7 @@ func testAuthzMatrix(t *testing.T, e testdb.Engine) {
 		c.do("PUT", "/v1/sessions/"+f.session+"/plan", alice, `{"steps":[{"text":"step one"},{"text":"step two"}]}`).expect(t, 200)
 		f.claim = c.do("POST", "/v1/claims", alice, map[string]any{"session_id": f.session, "subject": f.subject}).expect(t, 201).body["id"].(string)
 		c.do("POST", "/v1/agents/"+f.agent+"/tasks?project=demo", alice, map[string]string{"task_id": f.task, "text": secretTask}).expect(t, 201)
+		f.message = c.do("POST", "/v1/messages", alice, map[string]string{"to_session": f.session, "text": "a message"}).expect(t, 201).body["id"].(string)
 		return f
 	}
 
@@ -279,7 +291,7 @@ func testAuthzMatrix(t *testing.T, e testdb.Engine) {
 	for _, route := range routes {
 		listed[route.pattern] = true
 		method, _, _ := strings.Cut(route.pattern, " ")
-		req := httptest.NewRequest(method, route.path(authzFixture{session: "s", claim: "c", agent: "a", task: "t"}), nil)
+		req := httptest.NewRequest(method, route.path(authzFixture{session: "s", claim: "c", agent: "a", task: "t", message: "m"}), nil)
 		if _, pattern := mux.Handler(req); pattern != route.pattern {
 			t.Errorf("matrix row %q is served by pattern %q", route.pattern, pattern)
 		}

@@ -26,6 +26,7 @@ import (
 type sseEvent struct {
 	ID   int64
 	Type string
+	Data json.RawMessage
 }
 
 // followLimit bounds how long follow waits for its events: it ends a test
@@ -72,6 +73,7 @@ func follow(t *testing.T, url, token string, lastID int64, n int, connected chan
 			if err := json.Unmarshal([]byte(line[6:]), &ev); err != nil || ev.ID != cur.ID {
 				t.Errorf("event data %q does not match id %d: %v", line, cur.ID, err)
 			}
+			cur.Data = ev.Data
 		case line == "" && cur.ID != 0:
 			got = append(got, cur)
 			cur = sseEvent{}

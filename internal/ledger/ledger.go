@@ -83,6 +83,19 @@ type Ledger interface {
 	// AddNote puts a note into every live session on an issue, pull or
 	// subject.
 	AddNote(ctx context.Context, p NoteParams) (NoteResult, error)
+	// SendMessage sends a message to a session, an agent or an actor of
+	// the project.
+	SendMessage(ctx context.Context, p SendParams) (logbook.Message, error)
+	// Messages lists messages of the project, newest first.
+	Messages(ctx context.Context, p MessagesParams) ([]logbook.Message, error)
+	// ReadInbox gives the session the messages waiting for it (addressed
+	// to it, or, for a top-level session, to its agent or its actor):
+	// each is delivered once, into one session, recorded in its
+	// transcript and marked read. Oldest first; none is an empty list.
+	ReadInbox(ctx context.Context, sessionID string) ([]logbook.Message, error)
+	// MarkMessage marks a message addressed to the caller read, or
+	// acknowledged.
+	MarkMessage(ctx context.Context, id string, mark logbook.MessageMark) (logbook.Message, error)
 	// Follow calls fn with each event of the project after afterID
 	// (FromNow: only events committed from now on), oldest first, as they
 	// are committed, until ctx is done or fn returns an error (which

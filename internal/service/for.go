@@ -99,6 +99,22 @@ func (l callerLedger) AddNote(ctx context.Context, p ledger.NoteParams) (ledger.
 	return l.s.AddNote(ctx, l.c, p)
 }
 
+func (l callerLedger) SendMessage(ctx context.Context, p ledger.SendParams) (logbook.Message, error) {
+	return l.s.SendMessage(ctx, l.c, p)
+}
+
+func (l callerLedger) Messages(ctx context.Context, p ledger.MessagesParams) ([]logbook.Message, error) {
+	return l.s.Messages(ctx, l.c, p)
+}
+
+func (l callerLedger) ReadInbox(ctx context.Context, sessionID string) ([]logbook.Message, error) {
+	return l.s.ReadInbox(ctx, l.c, sessionID)
+}
+
+func (l callerLedger) MarkMessage(ctx context.Context, id string, mark logbook.MessageMark) (logbook.Message, error) {
+	return l.s.MarkMessage(ctx, l.c, id, mark)
+}
+
 // Follow reads the project's events after afterID, then waits for the
 // service to say more may have been committed (here or on another
 // replica), and reads again.

@@ -145,6 +145,8 @@ type Tx interface {
 
 // Executor holds the queries, usable on a Store or inside a Tx.
 type Executor interface {
+	MessageStore
+
 	// ProjectEnsure makes the project the first time it is named.
 	ProjectEnsure(ctx context.Context, name string, now time.Time) error
 	// ProjectPolicyGet reads the project's command policy as stored (JSON;

@@ -50,6 +50,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Retention", testRetention},
 		{"MonthlyRetention", testMonthlyRetention},
 		{"Export", testExport},
+		{"Message", testMessage},
 	}
 	var ran atomic.Int64
 	for _, p := range parts {
