@@ -51,6 +51,8 @@ func commands() []command {
 		{"sessions", "list, show, follow and count sessions on a server", sessions},
 		{"search", "search every transcript of a project on a server", search},
 		{"claims", "list who holds what on a server", claims},
+		{"send", "send a message to a session, an agent or an actor of a project", send},
+		{"inbox", "list messages between agents, mark one read or acknowledged", inbox},
 		{"hook", "Claude Code and Codex hooks: record sessions, answer PreToolUse, install them", Hook},
 		{"mcp", "serve the MCP tools on stdin/stdout, calling a logbook server", MCP},
 		{"import", "read Claude Code or Codex transcripts from disk into logbook, or restore an export", Import},

@@ -53,6 +53,30 @@ func (m Message) Recipient() string {
 	}
 }
 
+// Message event types: sent (with the text, so a follower of the
+// project's events hears it without asking), delivered into a session,
+// read and acknowledged by its recipient.
+const (
+	EventMessageSent      = "message.sent"
+	EventMessageDelivered = "message.delivered"
+	EventMessageRead      = "message.read"
+	EventMessageAcked     = "message.acked"
+)
+
+// State says how far the message got: "waiting" for delivery,
+// "delivered", "read" or "acked".
+func (m Message) State() string {
+	switch {
+	case m.AckedAt != nil:
+		return "acked"
+	case m.ReadAt != nil:
+		return "read"
+	case m.DeliveredAt != nil:
+		return "delivered"
+	}
+	return "waiting"
+}
+
 // MessageMark is a state a recipient gives a message.
 type MessageMark string
 
@@ -65,7 +89,7 @@ const (
 // MaxMessagePage is how many messages one inbox read returns at most.
 const MaxMessagePage = 200
 
-// Context renders messages for an agent's context: who sent each, to
+// MessagesContext renders messages for an agent's context: who sent each, to
 // whom, what it answers, its text, and how to reply and acknowledge.
 func MessagesContext(msgs []Message) string {
 	var b strings.Builder

@@ -22,6 +22,7 @@ Before you start on something, call search with its key words (an error message,
 Before running a shell command, call classify_command and follow its decision: deny means do not run it; ask means ask the user first; defer means logbook has no objection and your harness's own permission settings decide; allow means the project approved it.
 Claim a file, folder, issue or branch before changing it, so other agents stay off it; before writing files, call check_write and follow its decision as for classify_command.
 Record prompts, messages, tool calls and results as you go; keep your plan current with plan.
+Other agents may write to you: read_inbox gives your session its messages (Claude Code gets them at its next tool call too); answer with send_message and ack what you acted on.
 When you finish or stop, call complete_task with the outcome and what was done.`
 
 // register adds logbook's tools to s. Annotations say what each does to
@@ -30,8 +31,9 @@ When you finish or stop, call complete_task with the outcome and what was done.`
 //   - read-only: classify_command, search, list_sessions, get_session;
 //   - additive and idempotent: start_session (on harness_session_id),
 //     set_goal, claim (claiming again renews), check_write (claims the
-//     files when the project claims on first write);
-//   - additive, not idempotent: record (a repeat without keys records again);
+//     files when the project claims on first write), ack;
+//   - additive, not idempotent: record (a repeat without keys records again),
+//     send_message, read_inbox (see registerMessages);
 //   - destructive and idempotent: plan (replaces the steps), release (hands
 //     the subject to others), complete_task (ends the session for good).
 func (ts *toolset) register(s *sdk.Server) {
@@ -81,6 +83,8 @@ Returns {results, next_cursor, ranked, more}, best first: each result names the 
 Every filter is optional and they combine. Returns {sessions, next_cursor}; pass next_cursor as cursor for the next page.`}, listSessions)
 
 	add(s, ts, &sdk.Tool{Name: "get_session", Title: "Read a session", Annotations: readOnly(), Description: `Read a session: its fields, up to 500 entries after after_seq (call again with next_after_seq to read on), its subagents, plan, links, touched files and claims.`}, getSession)
+
+	ts.registerMessages(s)
 }
 
 // readOnly annotates a tool that changes nothing.

@@ -12,16 +12,6 @@ import (
 	"github.com/logbookhq/logbook/internal/store"
 )
 
-// Message event types: sent (with the text, so a follower of the project's
-// events hears it without asking), delivered into a session, read and
-// acknowledged by its recipient.
-const (
-	EventMessageSent      = "message.sent"
-	EventMessageDelivered = "message.delivered"
-	EventMessageRead      = "message.read"
-	EventMessageAcked     = "message.acked"
-)
-
 // SendMessage stores a message for a session, an agent or an actor of the
 // project and announces it (message.sent). Every actor of the project may
 // send one; the admin may not, as it writes into no actor's session. A
@@ -101,7 +91,7 @@ func (s *Service) SendMessage(ctx context.Context, c Caller, p ledger.SendParams
 			return err
 		}
 		m = stored
-		emitMessage(tx, EventMessageSent, m, now, "text", m.Text)
+		emitMessage(tx, logbook.EventMessageSent, m, now, "text", m.Text)
 		return nil
 	})
 	if err != nil {
@@ -201,7 +191,7 @@ func (s *Service) ReadInbox(ctx context.Context, c Caller, sessionID string) ([]
 				return err
 			}
 			entries = append(entries, messageEntry(msgs[i]))
-			emitMessage(tx, EventMessageDelivered, msgs[i], now)
+			emitMessage(tx, logbook.EventMessageDelivered, msgs[i], now)
 		}
 		if _, err := appendLocked(ctx, tx, sess, entries, now); err != nil {
 			return err
@@ -261,9 +251,9 @@ func (s *Service) MarkMessage(ctx context.Context, c Caller, id string, mark log
 			return err
 		}
 		if mark == logbook.MarkAcked && was.AckedAt == nil {
-			emitMessage(tx, EventMessageAcked, m, now)
+			emitMessage(tx, logbook.EventMessageAcked, m, now)
 		} else if was.ReadAt == nil {
-			emitMessage(tx, EventMessageRead, m, now)
+			emitMessage(tx, logbook.EventMessageRead, m, now)
 		}
 		return nil
 	})

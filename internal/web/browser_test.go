@@ -346,6 +346,29 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("Messages", func(t *testing.T) {
+		// The session page is open and live: bob's message to it shows in
+		// its Messages panel as it is sent, and once the session takes it,
+		// as read, with the note in the transcript.
+		within(t, ctx, 15*time.Second, chromedp.Navigate(url("/sessions/"+main.ID)), chromedp.WaitVisible(chromedp.CSS("#messages")))
+		waitFor(t, ctx, "the live stream", `document.body.dataset.live === "on"`)
+		bob := b.token(t, "demo", "bob")
+		raw, _ := json.Marshal(map[string]string{"to_session": main.ID, "text": "Hold off internal/store: I am migrating it"})
+		req, _ := http.NewRequest("POST", b.srv.URL+"/v1/messages", bytes.NewReader(raw))
+		req.Header.Set("Authorization", "Bearer "+bob)
+		if r := b.do(t, http.DefaultClient, req); r.status != 201 {
+			t.Fatalf("sending: %d %s", r.status, r.body)
+		}
+		waitFor(t, ctx, "the message in the panel", `document.querySelector("#messages").innerText.includes("Hold off internal/store")`)
+		if text := eval[string](t, ctx, `document.querySelector("#messages li.message").innerText`); !strings.Contains(text, "bob → this session") || !strings.Contains(text, "waiting") {
+			t.Errorf("the message reads %q", text)
+		}
+		b.postAPI(t, "/v1/sessions/"+main.ID+"/inbox", nil)
+		waitFor(t, ctx, "the message read", `document.querySelector("#messages .badge").innerText === "read"`)
+		waitFor(t, ctx, "the message in the transcript", `document.querySelector("#timeline").innerText.includes("Hold off internal/store")`)
+		pics.save("session-messages.png", screenshot(t, ctx, true))
+	})
+
 	t.Run("Search", func(t *testing.T) {
 		b.postAPI(t, "/v1/sessions/"+main.ID+"/entries", map[string]any{"entries": []map[string]any{
 			{"kind": "message", "role": "assistant", "text": "本地数据库连接超时，换一个端口再试。"}}})

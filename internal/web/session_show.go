@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 )
@@ -28,7 +29,12 @@ type sessionPage struct {
 	// LiveIDs are the sessions whose events refresh the header and the
 	// side panels: this one and the top of its tree.
 	LiveIDs string
+	// Messages are the newest messages for or from the session.
+	Messages []logbook.Message
 }
+
+// sessionMessages is how many messages the session page shows.
+const sessionMessages = 20
 
 // treeNode is a subagent with its own subagents.
 type treeNode struct {
@@ -65,6 +71,14 @@ func (h *handler) showSession(w http.ResponseWriter, r *http.Request, v viewer) 
 	if err != nil {
 		h.renderError(w, r, v, err)
 		return
+	}
+	if part != "header" {
+		data.Messages, err = h.svc.Messages(r.Context(), v.Caller, ledger.MessagesParams{Project: view.Session.Project,
+			SessionID: view.Session.ID, Limit: sessionMessages})
+		if err != nil {
+			h.renderError(w, r, v, err)
+			return
+		}
 	}
 	switch part {
 	case "header", "aside":

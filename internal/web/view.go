@@ -27,6 +27,7 @@ func (h *handler) funcs() template.FuncMap {
 		"words":        func(s any) string { return strings.ReplaceAll(fmt.Sprint(s), "_", " ") },
 		"short":        shortCommit,
 		"fold":         fold,
+		"clip":         logbook.Clip,
 		"plural":       plural,
 		"clock":        func(t time.Time) string { return t.UTC().Format("15:04:05") },
 		"ran":          func(s logbook.Session) string { return formatSeconds(int64(s.DurationAt(time.Now()) / time.Second)) },

@@ -19,7 +19,8 @@
   }
   var status = document.getElementById("live-status");
   var eventTypes = ["session.started", "session.ended", "session.appended", "session.progressed",
-    "claim.taken", "claim.released", "claim.expired"];
+    "claim.taken", "claim.released", "claim.expired",
+    "message.sent", "message.delivered", "message.read", "message.acked"];
   var debounceMs = 300;
 
   function setStatus(live) {
