@@ -349,6 +349,10 @@ func eventLine(ev logbook.Event) string {
 		detail = fmt.Sprintf("+%v entries (to #%v)", d["count"], d["last_seq"])
 	case logbook.EventClaimTaken, logbook.EventClaimReleased, logbook.EventClaimExpired:
 		detail = fmt.Sprintf("%v by %v", d["subject"], d["actor"])
+	case logbook.EventMessageSent:
+		detail = fmt.Sprintf("%v from %v: %v", d["message_id"], d["from"], logbook.Clip(fmt.Sprint(d["text"]), 80))
+	case logbook.EventMessageDelivered, logbook.EventMessageRead, logbook.EventMessageAcked:
+		detail = fmt.Sprintf("%v from %v", d["message_id"], d["from"])
 	}
 	return strings.TrimSpace(fmt.Sprintf("%s  #%-6d %-18s %s  %s", ev.At.Local().Format("15:04:05"), ev.ID, ev.Type, ev.SessionID, detail))
 }

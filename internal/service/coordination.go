@@ -112,11 +112,7 @@ func (s *Service) Claims(ctx context.Context, c Caller, p ClaimsParams) ([]logbo
 		return nil, err
 	}
 	if p.SessionID != "" {
-		sess, err := s.store.SessionGet(ctx, store.SessionGetParams{ID: p.SessionID})
-		if err != nil {
-			return nil, sessionNotFound(p.SessionID, err)
-		}
-		if err := sessionOf(c, project, sess); err != nil {
+		if _, err := s.sessionIn(ctx, c, project, p.SessionID); err != nil {
 			return nil, err
 		}
 	}

@@ -135,14 +135,10 @@ func (s *Service) Messages(ctx context.Context, c Caller, p ledger.MessagesParam
 	}
 	q := store.MessageListParams{Project: project, Agent: p.Agent, Actor: p.Actor, Thread: p.Thread, Unread: p.Unread, Limit: p.Limit}
 	if p.SessionID != "" {
-		sess, err := s.store.SessionGet(ctx, store.SessionGetParams{ID: p.SessionID})
-		if err != nil {
-			return nil, sessionNotFound(p.SessionID, err)
-		}
-		if err := sessionOf(c, project, sess); err != nil {
+		if _, err := s.sessionIn(ctx, c, project, p.SessionID); err != nil {
 			return nil, err
 		}
-		q.Session, q.FromSession = sess.ID, sess.ID
+		q.Session, q.FromSession = p.SessionID, p.SessionID
 	}
 	if q.Session == "" && q.Agent == "" && q.Actor == "" && q.Thread == "" && !c.Admin {
 		q.Actor = c.Actor

@@ -217,6 +217,16 @@ func sessionOf(c Caller, named string, sess logbook.Session) error {
 	return nil
 }
 
+// sessionIn reads a session a request names alongside a project: it must
+// be one of the project's (ErrNotFound otherwise).
+func (s *Service) sessionIn(ctx context.Context, c Caller, project, id string) (logbook.Session, error) {
+	sess, err := s.store.SessionGet(ctx, store.SessionGetParams{ID: id})
+	if err != nil {
+		return sess, sessionNotFound(id, err)
+	}
+	return sess, sessionOf(c, project, sess)
+}
+
 func sessionNotFound(id string, err error) error {
 	if errors.Is(err, logbook.ErrNotFound) {
 		return fmt.Errorf("no session %q in your projects: %w", id, logbook.ErrNotFound)
