@@ -146,6 +146,12 @@ func gitSubcommand(st *state, sub string, args []arg) judgement {
 		return is(WorkspaceWrite, "git update-ref moves a ref")
 	case "log", "show", "diff", "whatchanged", "format-patch", "range-diff", "diff-tree", "diff-files", "diff-index":
 		return gitReadWithOutput(st, sub, args)
+	case "rm", "mv":
+		// Their class is the table's; the files they remove and move
+		// (both ends) are writes the claims gate checks.
+		for _, t := range scanOptions(args, scanSpec{valued: "--pathspec-from-file"}).operands {
+			st.noteWrite(t)
+		}
 	}
 	if c, ok := gitSubcommands[sub]; ok {
 		return is(c, "git "+sub+" "+verbRule(c))

@@ -32,6 +32,8 @@ func TestWrites(t *testing.T) {
 		{"echo x > $OUT; rm *.tmp", nil},
 		{"echo 'x > y'", nil},
 		{"rm a.go; rm a.go", []string{"a.go"}},
+		{"git rm --cached -r old/ && git mv src/a.go src/b.go", []string{"old", "src/a.go", "src/b.go"}},
+		{"git status && git add .", nil},
 	}
 	for _, tc := range tests {
 		got := Classify(tc.command, Policy{}).Writes
