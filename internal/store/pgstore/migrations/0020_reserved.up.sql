@@ -1,5 +1,0 @@
--- A no-op. Version 20 was set aside for the claims desk (issue 27, items
--- 1-3), which landed without a schema change; this keeps the versions
--- without a gap so that 21 (messages) and those after it apply. A later
--- schema change takes the next free number, not 20: a database that
--- recorded this no-op would never run it.
