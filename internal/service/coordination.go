@@ -178,6 +178,15 @@ func syncLinks(ctx context.Context, tx *work, sess *logbook.Session, extra ...lo
 	return tx.LinkSet(ctx, sess.ID, sess.Project, attached, named)
 }
 
+// linkedFieldsChanged reports whether a session's change from was to now
+// changes a field syncLinks derives its links from. When none did,
+// syncLinks would delete the attached links and insert the same again (on
+// every heartbeat, two statements or more).
+func linkedFieldsChanged(was, now *logbook.Session) bool {
+	return was.Issue != now.Issue || was.Pull != now.Pull || was.GivenTitle != now.GivenTitle || was.Goal != now.Goal ||
+		was.Task != now.Task || was.Prompt != now.Prompt || was.Result != now.Result
+}
+
 func namedLinks(text string) []logbook.Link {
 	var links []logbook.Link
 	for _, ref := range logbook.NamedIssues(text) {

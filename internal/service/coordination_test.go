@@ -209,6 +209,19 @@ func testTouchesAndLinks(t *testing.T, b *bundle) {
 			t.Errorf("links %v lack %s", v.Links, want)
 		}
 	}
+	// A heartbeat that leaves the linked fields alone keeps every link;
+	// one that changes the pull replaces the link it attached.
+	_, err = b.svc.UpdateSession(b.ctx, b.alice, s.ID, logbook.SessionFields{HeadCommit: str("abc123")})
+	must(t, err)
+	_, err = b.svc.UpdateSession(b.ctx, b.alice, s.ID, logbook.SessionFields{Pull: str("8")})
+	must(t, err)
+	got = map[string]bool{}
+	for _, l := range b.get(t, s.ID).Links {
+		got[l.Kind+":"+l.Ref+":"+l.Via] = true
+	}
+	if len(got) != 4 || !got["pull:8:attached"] || !got["issue:40:named"] || !got["issue:12:named"] || !got["issue:13:named"] {
+		t.Errorf("links after two heartbeats: %v, want issues 12, 13 and 40 named and pull 8 attached", got)
+	}
 	other := b.start(t, b.alice, service.StartParams{})
 	_, err = b.svc.AppendEntries(b.ctx, b.alice, other.ID, service.Batch{Touched: []logbook.Touch{{Value: "src/api/x.go"}, {Value: "README.md"}}})
 	must(t, err)

@@ -310,7 +310,11 @@ func (s *Service) UpdateSession(ctx context.Context, c Caller, id string, fields
 		return logbook.Session{}, err
 	}
 	return s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session, _ time.Time) error {
+		was := *sess
 		fields.Apply(sess)
+		if !linkedFieldsChanged(&was, sess) {
+			return nil // most heartbeats: the links stored stand as they are
+		}
 		return syncLinks(ctx, tx, sess)
 	})
 }
