@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -241,6 +242,45 @@ func TestSearchAndRetentionBadInput(t *testing.T) {
 		r = c.do("GET", "/v1/projects/demo/retention", alice, nil).expect(t, 200)
 		if r.body["project"] != "demo" || r.body["sessions_days"] != float64(90) || r.body["payloads_days"] != float64(30) {
 			t.Errorf("retention read back: %s", r.raw)
+		}
+	})
+}
+
+// TestGateOverHTTP: POST /v1/gate answers as the service decides, and bad
+// input gets a problem saying what to fix; so does a claims policy that
+// cannot work.
+func TestGateOverHTTP(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		t.Parallel()
+		c := newServer(t, e)
+		alice := c.token("demo", "alice")
+		holder := c.do("POST", "/v1/sessions", alice, `{"project":"demo","harness":"h","harness_session_id":"a","goal":"Rework login"}`).expect(t, 201)
+		writer := c.do("POST", "/v1/sessions", alice, `{"project":"demo","harness":"h","harness_session_id":"b"}`).expect(t, 201)
+		c.do("POST", "/v1/claims", alice, `{"session_id":"`+holder.body["id"].(string)+`","subject":"src/auth/"}`).expect(t, 201)
+
+		r := c.do("POST", "/v1/gate", alice, `{"session_id":"`+writer.body["id"].(string)+`","tool_name":"Bash","tool_input":{"command":"sed -i s/a/b/ src/auth/login.go"}}`).expect(t, 200)
+		if r.body["decision"] != "deny" || !strings.Contains(r.body["reason"].(string), "Rework login") {
+			t.Errorf("a write under another session's claim: %s", r.raw)
+		}
+		many := make([]string, 201)
+		for i := range many {
+			many[i] = fmt.Sprintf(`"f%d.go"`, i)
+		}
+		for _, tc := range []struct{ body, field, says string }{
+			{`{"project":"demo","paths":[` + strings.Join(many, ",") + `]}`, "paths", "the limit is 200"},
+			{`{"project":"demo","paths":"a.go"}`, "", "paths"},
+		} {
+			r := c.do("POST", "/v1/gate", alice, tc.body)
+			r.problem(t, 400, tc.field)
+			if !strings.Contains(r.raw, tc.says) {
+				t.Errorf("POST /v1/gate %.60s: the problem does not say %q: %s", tc.body, tc.says, r.raw)
+			}
+		}
+		c.do("POST", "/v1/gate", alice, `{"session_id":"nope","paths":["a.go"]}`).problem(t, 404, "")
+		r = c.do("PUT", "/v1/projects/demo/policy", adminToken, `{"claims":{"guard":"allow"}}`)
+		r.problem(t, 400, "policy")
+		if !strings.Contains(r.raw, "deny, ask or defer") {
+			t.Errorf("a claims guard that cannot work: %s", r.raw)
 		}
 	})
 }
