@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -55,7 +56,8 @@ func ingest(ctx context.Context, l ledger.Ledger, spans []*span) (result, error)
 			continue
 		}
 		sess, _, err := l.StartSession(ctx, ledger.StartParams{
-			Project: s.project, Harness: s.harness, HarnessSessionID: s.hid, ParentID: ids[s.parentHID], Fields: s.fields()})
+			Project: s.project, Harness: s.harness, HarnessSessionID: s.hid, ParentID: ids[s.parentHID], Fields: s.fields(),
+			StartedAt: s.startedAt()})
 		if err != nil {
 			if permanent(err) {
 				reject(s, err)
@@ -85,7 +87,7 @@ func ingest(ctx context.Context, l ledger.Ledger, spans []*span) (result, error)
 		if s.agentSpan == nil || s.conversation || closed[s.hid] || ids[s.hid] == "" {
 			continue
 		}
-		end := ledger.EndParams{Outcome: logbook.OutcomeSuccess}
+		end := ledger.EndParams{Outcome: logbook.OutcomeSuccess, EndedAt: s.agentSpan.End}
 		if s.agentSpan.Failed {
 			end.Outcome, end.Result = logbook.OutcomeFailed, s.agentSpan.StatusMessage
 		}
@@ -98,6 +100,22 @@ func ingest(ctx context.Context, l ledger.Ledger, spans []*span) (result, error)
 	}
 	res.Message = logbook.Clip(strings.Join(reasons, "; "), 2000)
 	return res, nil
+}
+
+// startedAt is when the session began by its spans: its invoke_agent
+// span's start, else its earliest entry's time (zero: the server's now).
+// Spans exported late, or a trace replayed, so keep their own time.
+func (s *planned) startedAt() time.Time {
+	if s.agentSpan != nil && !s.agentSpan.Start.IsZero() {
+		return s.agentSpan.Start
+	}
+	var first time.Time
+	for _, e := range s.entries {
+		if !e.At.IsZero() && (first.IsZero() || e.At.Before(first)) {
+			first = e.At
+		}
+	}
+	return first
 }
 
 // fields are what the spans said of a session.

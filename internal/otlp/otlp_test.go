@@ -306,6 +306,18 @@ func (r recorded) check(t *testing.T) {
 		r.sub.Model != "anthropic/claude-haiku" || r.sub.OutputTokens != 40 || r.sub.Outcome != logbook.OutcomeSuccess {
 		t.Errorf("subagent: %+v", r.sub)
 	}
+	// The sessions keep the spans' times: they start and end with their
+	// invoke_agent spans (0-60 s and 10-50 s), not when they were exported.
+	for _, s := range []struct {
+		name       string
+		sess       logbook.Session
+		start, end int
+	}{{"session", r.top, 0, 60}, {"subagent", r.sub, 10, 50}} {
+		start, end := runStart.Add(time.Duration(s.start)*time.Second), runStart.Add(time.Duration(s.end)*time.Second)
+		if !s.sess.StartedAt.Equal(start) || s.sess.ClosedAt == nil || !s.sess.ClosedAt.Equal(end) {
+			t.Errorf("%s: started %v, closed %v; want its span's %v to %v", s.name, s.sess.StartedAt, s.sess.ClosedAt, start, end)
+		}
+	}
 	if strings.Join(r.toolStatuses, ",") != "run_tests error" {
 		t.Errorf("tool calls: %v, want run_tests with status error", r.toolStatuses)
 	}
