@@ -8,12 +8,13 @@ import (
 
 // flushLater starts Config.FlushCommand, a process of its own that
 // delivers the spool, without waiting for it: PreToolUse only appends its
-// record, so that its answer never waits on the server, and a session whose
-// last call was a PreToolUse (a denied tool, a hook installed for
-// PreToolUse alone) would otherwise keep that record until the next hook
-// call. Nothing is started while another process delivers the spool: that
-// one takes the record too, since a delivery reads the spool until it is
-// empty.
+// record, so that its answer never waits on the server, and a call it
+// denies has no PostToolUse to deliver that record (one it asks about has
+// one only once a person answers). Starting the process costs the hook a
+// few milliseconds, so it is done for those calls only: an allowed call's
+// PostToolUse follows it and delivers. Nothing is started while another
+// process delivers the spool: that one takes the record too, since a
+// delivery reads the spool until it is empty.
 func (h *Hook) flushLater(spool *Spool) {
 	if spool == nil || len(h.cfg.FlushCommand) == 0 {
 		return

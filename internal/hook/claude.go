@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/classify"
 	"github.com/logbookhq/logbook/internal/logbook"
 )
 
@@ -17,8 +18,10 @@ import (
 // Every event but PreToolUse is written to the spool, then the spool is
 // delivered within the configured deadline. PreToolUse answers first,
 // from in-process classification, and only appends its record, so its
-// answer never waits on delivery; a process of its own delivers it (see
-// Config.FlushCommand), else the next event.
+// answer never waits on delivery. The PostToolUse of an allowed call
+// delivers it; for a call denied (no PostToolUse follows) or asked about
+// (one follows once a person answers), a process of its own delivers it
+// at once (see Config.FlushCommand).
 //
 // SessionStart also tells the user (and the model, which can say it) what
 // the server refused since the last time they were told (see
@@ -55,14 +58,17 @@ func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdou
 	spool := h.spool()
 
 	if p.Event == EventPreToolUse {
-		if d := h.decide(ctx, spool, p, m); d != nil {
+		d := h.decide(ctx, spool, p, m)
+		if d != nil {
 			writeAnswer(stdout, h, harness, d)
 			if len(recs) > 0 {
 				recs[0].Entries = append(recs[0].Entries, d.note(p, at))
 			}
 		}
 		h.save(ctx, spool, recs)
-		h.flushLater(spool)
+		if d != nil && (d.Decision == classify.Deny || d.Decision == classify.Ask) {
+			h.flushLater(spool) // no PostToolUse follows (deny), or not soon (ask)
+		}
 		return
 	}
 	if spool != nil && p.AgentID == "" {

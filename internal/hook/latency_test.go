@@ -34,8 +34,13 @@ func BenchmarkHookProcess(b *testing.B) {
 		name, event string
 		up          bool
 	}{
+		// A command the policy asks about: the hook also starts the
+		// background delivery of its record (no PostToolUse follows soon).
 		{"PreToolUse/server-up", EventPreToolUse, true},
 		{"PreToolUse/server-down", EventPreToolUse, false},
+		// A command the policy leaves to the harness, the common case: the
+		// PostToolUse that follows delivers the record.
+		{"PreToolUse-defer/server-up", EventPreToolUse, true},
 		// An Edit is put to the server's claims gate: a request per call.
 		{"PreToolUse-Edit/server-up", EventPreToolUse, true},
 		{"PreToolUse-Edit/server-down", EventPreToolUse, false},
@@ -90,6 +95,10 @@ func runHookOnce(b *testing.B, hook, env []string, cwd, name, event string, up b
 		"tool_name": "Bash", "tool_use_id": fmt.Sprintf("toolu_%d", i),
 		"tool_input": map[string]any{"command": "git status && useradd deploy"}}
 	edit := strings.HasPrefix(name, "PreToolUse-Edit")
+	deferred := strings.HasPrefix(name, "PreToolUse-defer")
+	if deferred {
+		fields["tool_input"] = map[string]any{"command": "git status && go test ./..."}
+	}
 	if edit {
 		fields["tool_name"] = "Edit"
 		fields["tool_input"] = map[string]any{"file_path": fmt.Sprintf("internal/file%d.go", i%50), "old_string": "a", "new_string": "b"}
@@ -112,11 +121,11 @@ func runHookOnce(b *testing.B, hook, env []string, cwd, name, event string, up b
 	if err != nil {
 		b.Fatalf("the hook failed: %v, stderr %s", err, stderr.Bytes())
 	}
-	if event == EventPreToolUse && !edit && !strings.Contains(stdout.String(), `"permissionDecision":"ask"`) {
+	if event == EventPreToolUse && !edit && !deferred && !strings.Contains(stdout.String(), `"permissionDecision":"ask"`) {
 		b.Fatalf("PreToolUse answer %q", stdout.String())
 	}
-	if edit && stdout.Len() > 0 {
-		b.Fatalf("PreToolUse answer %q to an Edit of a free file, want none", stdout.String())
+	if (edit || deferred) && stdout.Len() > 0 {
+		b.Fatalf("PreToolUse answer %q to an Edit of a free file or a command left to the harness, want none", stdout.String())
 	}
 	if up && stderr.Len() > 0 {
 		b.Fatalf("stderr with the server up: %s", stderr.Bytes())

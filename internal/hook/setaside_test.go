@@ -72,9 +72,10 @@ func TestSetAsideToldAtSessionStart(t *testing.T) {
 	}
 }
 
-// TestPreToolUseFlushedInBackground: the lean hook's PreToolUse answers
-// and exits, and the record it spooled reaches the server without any
-// other hook call, delivered by the process it started.
+// TestPreToolUseFlushedInBackground: the lean hook's PreToolUse denies a
+// command and exits, and the record it spooled (no PostToolUse follows a
+// denied call) reaches the server without any other hook call, delivered
+// by the process it started.
 func TestPreToolUseFlushedInBackground(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the hook binaries")
@@ -83,12 +84,12 @@ func TestPreToolUseFlushedInBackground(t *testing.T) {
 	srv := newTestServer(t)
 	spoolDir := t.TempDir()
 	fields := map[string]any{"session_id": "bg", "hook_event_name": EventPreToolUse, "cwd": t.TempDir(),
-		"tool_name": "Bash", "tool_use_id": "toolu_bg", "tool_input": map[string]any{"command": "ls"}}
+		"tool_name": "Bash", "tool_use_id": "toolu_bg", "tool_input": map[string]any{"command": "rm -rf /"}}
 	cmd := exec.Command(binaries[LeanBinary][0], binaries[LeanBinary][1:]...)
 	cmd.Env = append(os.Environ(), "LOGBOOK_URL="+srv.url(), "LOGBOOK_TOKEN="+srv.token,
 		"LOGBOOK_PROJECT="+testProject, "LOGBOOK_SPOOL_DIR="+spoolDir)
 	cmd.Stdin = bytes.NewReader(payload(t, fields))
-	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), `"permissionDecision":"deny"`) {
 		t.Fatalf("the hook: %v, output %q", err, out)
 	}
 	// The hook has exited; only its background delivery can send the record.
