@@ -262,12 +262,9 @@ func hookInstall(env Env, verb string, args []string) int {
 	if err := fs.Parse(args[1:]); err != nil {
 		return parseExit(err)
 	}
-	binary, err := os.Executable()
-	if err == nil {
-		binary, err = filepath.EvalSymlinks(binary)
-	}
+	binary, err := logbookBinary()
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: cannot find the logbook binary's path: %v\n", name, err)
+		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	absDir, err := filepath.Abs(*dir)
@@ -336,12 +333,9 @@ func hookInstallGit(ctx context.Context, env Env, verb string, args []string) in
 		}
 		return 0
 	}
-	binary, err := os.Executable()
-	if err == nil {
-		binary, err = filepath.EvalSymlinks(binary)
-	}
+	binary, err := logbookBinary()
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: cannot find the logbook binary's path: %v\n", name, err)
+		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	changed, err := hook.InstallGit(hooksDir, binary)
@@ -375,4 +369,17 @@ func hookGit(ctx context.Context, env Env, args []string) int {
 		stdin = eofReader{}
 	}
 	return hook.New(hook.ConfigFromEnv(env.Getenv), env.Stderr).PreCommit(ctx, dir, stdin, env.Getenv)
+}
+
+// logbookBinary is the path of the running logbook binary, links
+// resolved: what the hooks it installs run.
+func logbookBinary() (string, error) {
+	binary, err := os.Executable()
+	if err == nil {
+		binary, err = filepath.EvalSymlinks(binary)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot find the logbook binary's path: %w", err)
+	}
+	return binary, nil
 }
