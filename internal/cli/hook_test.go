@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +101,43 @@ func TestHookInstallCLI(t *testing.T) {
 		if code != 0 || !strings.Contains(stdout, "Usage: logbook hook "+verb+" claude") || !strings.Contains(stdout, "-dir") || strings.Contains(stderr, "say which harness") {
 			t.Errorf("hook %s --help: exit %d, stdout %q, stderr %q; want its help", verb, code, stdout, stderr)
 		}
+	}
+}
+
+// TestHookInstallGitCLI: `logbook hook install git` writes the git guard
+// into the repository's hooks folder, says so, changes nothing a second
+// time, refuses a folder outside any repository, and `uninstall git`
+// removes it; `logbook hook git` only knows pre-commit.
+func TestHookInstallGitCLI(t *testing.T) {
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	hookFile := filepath.Join(repo, ".git", "hooks", "pre-commit")
+	code, stdout, stderr := runHook(t, "", nil, "install", "git", "--dir", repo)
+	if code != 0 || !strings.Contains(stdout, "added logbook's pre-commit hook") || !strings.Contains(stdout, "LOGBOOK_ALLOW_CLAIMED=1 git commit") {
+		t.Fatalf("install git: exit %d, %q %q", code, stdout, stderr)
+	}
+	script, err := os.ReadFile(hookFile)
+	if err != nil || !strings.Contains(string(script), "hook git pre-commit") {
+		t.Fatalf("the pre-commit hook written: %q %v", script, err)
+	}
+	if info, _ := os.Stat(hookFile); info.Mode()&0o111 == 0 {
+		t.Errorf("the pre-commit hook is not executable: %v", info.Mode())
+	}
+	if code, stdout, _ := runHook(t, "", nil, "install", "git", "--dir", repo); code != 0 || !strings.Contains(stdout, "already") {
+		t.Errorf("install git again: exit %d, %q", code, stdout)
+	}
+	if code, _, stderr := runHook(t, "", nil, "install", "git", "--dir", t.TempDir()); code != 1 || !strings.Contains(stderr, "not in a git repository") {
+		t.Errorf("install git outside a repository: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runHook(t, "", nil, "git", "post-commit"); code != 2 || !strings.Contains(stderr, "only git hook is pre-commit") {
+		t.Errorf("hook git post-commit: exit %d, %q", code, stderr)
+	}
+	if code, stdout, _ := runHook(t, "", nil, "uninstall", "git", "--dir", repo); code != 0 || !strings.Contains(stdout, "removed") {
+		t.Errorf("uninstall git: exit %d, %q", code, stdout)
+	}
+	if _, err := os.Stat(hookFile); !os.IsNotExist(err) {
+		t.Errorf("the pre-commit hook is still there after uninstall: %v", err)
 	}
 }
