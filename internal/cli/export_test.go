@@ -92,6 +92,10 @@ func seedLedger(t *testing.T, svc *service.Service) (sessions []string, commit s
 		must(err)
 		_, err = svc.For(service.Caller{Actor: "bob", Project: project}).AddNote(ctx, ledger.NoteParams{Project: project, Issue: "12", Text: "bob: CI is red on main too"})
 		must(err)
+		_, err = svc.For(service.Caller{Actor: "bob", Project: project}).SendMessage(ctx, ledger.SendParams{Project: project, ToAgent: "engineer-1", Text: "please look at #12 next"})
+		must(err)
+		_, err = alice.SendMessage(ctx, ledger.SendParams{Project: project, ToActor: "bob", FromSession: sess.ID, Text: "on it"})
+		must(err)
 		_, err = alice.Compact(ctx, sess.ID, []logbook.Entry{{Kind: logbook.KindSummary, Text: "summary: the race is in the session cache"}})
 		must(err)
 		_, err = alice.EndSession(ctx, sess.ID, ledger.EndParams{Outcome: logbook.OutcomeFailed, Result: "could not reproduce", Blocker: logbook.BlockerToolError})
@@ -150,6 +154,8 @@ func apiAnswers(t *testing.T, env Env, db string, sessions []string, commit stri
 			"/v1/agents/engineer-1?project="+project,
 			"/v1/agents/engineer-1/tasks?project="+project,
 			"/v1/tasks/T-1?project="+project,
+			"/v1/messages?project="+project+"&agent=engineer-1",
+			"/v1/messages?project="+project+"&actor=bob",
 		)
 	}
 	for _, id := range sessions {
@@ -239,7 +245,7 @@ func TestExportRoundTrip(t *testing.T) {
 			t.Errorf("%s differs from the first export:\n%s", filepath.Base(path), firstDifference(want, got))
 		}
 	}
-	for _, table := range []string{"projects", "sessions", "entries", "plan_steps", "touches", "links", "claims", "agents", "agent_tasks", "task_sessions", "agent_rotations"} {
+	for _, table := range []string{"projects", "sessions", "entries", "plan_steps", "touches", "links", "claims", "agents", "agent_tasks", "task_sessions", "agent_rotations", "messages"} {
 		if !strings.Contains(strings.Join(want, "\n"), `{"type":"`+table+`"`) {
 			t.Errorf("the export holds no %s", table)
 		}
