@@ -61,6 +61,7 @@ func commands() []command {
 		{"backup", "copy the SQLite database while it runs (PostgreSQL: prints pg_dump)", backup},
 		{"prune", "delete ended sessions older than a cutoff, in small batches", prune},
 		{"retention", "show or set how long a project keeps ended sessions and their tool output", retention},
+		{"alerts", "a project's alert rules and the alerts they posted to webhooks: list, add, rm, test, log", alerts},
 		{"bench", "measure: realistic agent load, the raw engine, read paths", benchCmd},
 		{"version", "print logbook's version and the commit it was built from (also --version)", version},
 	}

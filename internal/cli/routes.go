@@ -67,6 +67,7 @@ var webRoutes = []httpapi.Beside{
 	{Pattern: "GET /sessions/{id}", ID: "ui_session", Summary: "A session's page: its timeline, plan, claims and subagents", Answers: "text/html", Auth: "cookie", Refuses: "not signed in (401), or another project's (403)"},
 	{Pattern: "GET /sessions/{id}/entries", ID: "ui_session_entries", Summary: "The next entries of a session's timeline (an HTML fragment)", Answers: "text/html", Auth: "cookie", Refuses: "not signed in (401), or another project's (403)"},
 	{Pattern: "GET /search", ID: "ui_search", Summary: "The search page: every transcript of a project, ranked, with snippets", Answers: "text/html", Auth: "cookie", Refuses: "a search that cannot be read (400), or another project's (403)"},
+	{Pattern: "GET /alerts", ID: "ui_alerts", Summary: "The alerts page: the project's alert rules and their delivery log", Answers: "text/html", Auth: "cookie", Refuses: "not signed in (401), or another project's (403)"},
 	{Pattern: "GET /ui/events", ID: "ui_events", Summary: "Server-Sent Events that refresh the open page", Answers: "text/event-stream", Auth: "cookie", Refuses: "not signed in (401), or another project's (403)"},
 	{Pattern: "GET /static/", ID: "ui_static", Summary: "The web UI's embedded scripts and styles", Answers: "application/octet-stream", Refuses: "no such file (404)"},
 }

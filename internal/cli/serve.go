@@ -115,6 +115,7 @@ Flags:
 
 	go svc.Run(ctx)
 	go sweep(ctx, svc, *retention, log)
+	go svc.DeliverAlerts(ctx) // posts the alerts rules raise to their webhooks
 	go func() {
 		if err := svc.Listen(ctx); err != nil {
 			log.Warn("not following other replicas' events", "err", err)
@@ -200,7 +201,8 @@ func adminTokenPath(env Env, db string) string {
 }
 
 // sweep runs the sweeper once a minute until ctx is done: timed-out
-// sessions, expired claims, old events, and the projects' retention.
+// sessions, expired claims, old events, the projects' retention, and the
+// idle_with_claims alerts.
 func sweep(ctx context.Context, svc *service.Service, retention time.Duration, log *slog.Logger) {
 	ticker := time.NewTicker(time.Minute)
 	defer ticker.Stop()
@@ -209,9 +211,10 @@ func sweep(ctx context.Context, svc *service.Service, retention time.Duration, l
 		switch {
 		case err != nil && ctx.Err() == nil:
 			log.Warn("sweeping failed", "err", err, "retention_sessions", res.Retention.Sessions, "retention_payloads", res.Retention.Payloads)
-		case res.TimedOut > 0 || res.ClaimsExpired > 0 || res.EventsPruned > 0 || res.Retention.Batches > 0:
+		case res.TimedOut > 0 || res.ClaimsExpired > 0 || res.EventsPruned > 0 || res.Retention.Batches > 0 || res.AlertsRaised > 0:
 			log.Info("swept", "timed_out_sessions", res.TimedOut, "expired_claims", res.ClaimsExpired, "pruned_events", res.EventsPruned,
-				"retention_sessions", res.Retention.Sessions, "retention_entries", res.Retention.Entries, "retention_payloads", res.Retention.Payloads)
+				"retention_sessions", res.Retention.Sessions, "retention_entries", res.Retention.Entries, "retention_payloads", res.Retention.Payloads,
+				"idle_alerts", res.AlertsRaised)
 		}
 		select {
 		case <-ctx.Done():

@@ -373,6 +373,48 @@ func (l httpLedger) SetRetention(ctx context.Context, project string, r logbook.
 	return res.Retention, err
 }
 
+// alertPath is the path of a project's alert rules and alerts.
+func alertPath(project, rest string) string {
+	return "/v1/projects/" + url.PathEscape(project) + rest
+}
+
+func (l httpLedger) AlertRules(ctx context.Context, project string) ([]logbook.AlertRule, error) {
+	var res ledger.AlertRulesAnswer
+	_, err := l.call(ctx, http.MethodGet, alertPath(project, "/alert_rules"), nil, &res)
+	return res.Rules, err
+}
+
+func (l httpLedger) AddAlertRule(ctx context.Context, project string, r ledger.AlertRuleBody) (logbook.AlertRule, error) {
+	var res logbook.AlertRule
+	_, err := l.call(ctx, http.MethodPost, alertPath(project, "/alert_rules"), r, &res)
+	return res, err
+}
+
+func (l httpLedger) DeleteAlertRule(ctx context.Context, project, id string) (logbook.AlertRule, error) {
+	var res logbook.AlertRule
+	_, err := l.call(ctx, http.MethodDelete, alertPath(project, "/alert_rules/"+url.PathEscape(id)), nil, &res)
+	return res, err
+}
+
+func (l httpLedger) TestAlertRule(ctx context.Context, project, id string) (logbook.AlertAttempt, error) {
+	var res logbook.AlertAttempt
+	_, err := l.call(ctx, http.MethodPost, alertPath(project, "/alert_rules/"+url.PathEscape(id)+"/test"), nil, &res)
+	return res, err
+}
+
+func (l httpLedger) Alerts(ctx context.Context, p ledger.AlertsParams) ([]logbook.Alert, error) {
+	q := url.Values{}
+	if p.RuleID != "" {
+		q.Set("rule", p.RuleID)
+	}
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	var res ledger.AlertsAnswer
+	_, err := l.call(ctx, http.MethodGet, withQuery(alertPath(p.Project, "/alerts"), q), nil, &res)
+	return res.Alerts, err
+}
+
 func (l httpLedger) EnsureAgentSession(ctx context.Context, project, agent string) (logbook.Session, bool, error) {
 	var sess logbook.Session
 	status, err := l.call(ctx, http.MethodPost, agentPath(project, agent, "/session"), nil, &sess)

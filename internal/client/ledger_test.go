@@ -170,6 +170,25 @@ func testLedgerScript(ctx context.Context, t *testing.T, alice, bob ledger.Ledge
 	if _, err := bob.SetRetention(ctx, "demo", logbook.Retention{SessionsDays: 30}); !errors.Is(err, logbook.ErrForbidden) {
 		t.Errorf("a project's token sets its retention: %v, want ErrForbidden", err)
 	}
+	if rules, err := bob.AlertRules(ctx, "demo"); err != nil || len(rules) != 0 {
+		t.Errorf("alert rules: %+v %v", rules, err)
+	}
+	if _, err := bob.AddAlertRule(ctx, "demo", ledger.AlertRuleBody{Kind: logbook.AlertSessionFailed, WebhookURL: "https://hooks.example.com/x"}); !errors.Is(err, logbook.ErrForbidden) {
+		t.Errorf("a project's token adds an alert rule: %v, want ErrForbidden", err)
+	}
+	if _, err := bob.TestAlertRule(ctx, "demo", "nope"); !errors.Is(err, logbook.ErrForbidden) {
+		t.Errorf("a project's token tests an alert rule: %v, want ErrForbidden", err)
+	}
+	if _, err := bob.DeleteAlertRule(ctx, "demo", "nope"); !errors.Is(err, logbook.ErrForbidden) {
+		t.Errorf("a project's token deletes an alert rule: %v, want ErrForbidden", err)
+	}
+	if alerts, err := bob.Alerts(ctx, ledger.AlertsParams{Project: "demo", Limit: 5}); err != nil || len(alerts) != 0 {
+		t.Errorf("alerts: %+v %v", alerts, err)
+	}
+	var badLimit *logbook.ValidationError
+	if _, err := bob.Alerts(ctx, ledger.AlertsParams{Project: "demo", Limit: 500}); !errors.As(err, &badLimit) || badLimit.Field != "limit" {
+		t.Errorf("alerts with a limit of 500: %v, want a validation error naming limit", err)
+	}
 	calls, err := bob.ToolCalls(ctx, ledger.ToolCallParams{SessionID: sess.ID})
 	if err != nil || len(calls.ToolCalls) != 1 || calls.ToolCalls[0].Status != logbook.ToolCallOK {
 		t.Errorf("tool calls: %+v %v", calls, err)

@@ -44,7 +44,7 @@ var callerNames = [callers]string{"no token", "other project", "other actor", "o
 // authzFixture is what one matrix cell acts on, all made by the owner in
 // project demo and unique to the cell, so cells cannot disturb each other.
 type authzFixture struct {
-	session, claim, agent, task, subject, message string
+	session, claim, agent, task, subject, message, alertRule string
 }
 
 // Secrets the fixture stores. They must never appear in an error body.
@@ -53,6 +53,9 @@ const (
 	secretEntry   = "SECRET-ENTRY the database password is hunter2"
 	secretTask    = "SECRET-TASK migrate payroll"
 	secretSubject = "secret-subject/"
+	// secretHook is the path of the alert rules' webhook, which may hold
+	// a secret (Slack's do): no answer shows it.
+	secretHook = "/services/SECRET-HOOK"
 )
 
 // authzRoute is one row of the matrix: a route, the request that exercises
@@ -137,6 +140,14 @@ func authzRoutes() []authzRoute {
 		// Days far beyond the fixture's sessions: nothing is deleted.
 		{"PUT /v1/projects/{project}/retention", static("/v1/projects/demo/retention"), static(`{"sessions_days":3650,"payloads_days":3650}`),
 			[callers]int{401, 403, 403, 403, 200}},
+		{"GET /v1/projects/{project}/alert_rules", static("/v1/projects/demo/alert_rules"), none, readProject},
+		{"POST /v1/projects/{project}/alert_rules", static("/v1/projects/demo/alert_rules"),
+			static(`{"kind":"tool_loop","threshold":3,"webhook_url":"https://hooks.example.com` + secretHook + `"}`), adminOnly},
+		{"DELETE /v1/projects/{project}/alert_rules/{id}", func(f authzFixture) string { return "/v1/projects/demo/alert_rules/" + f.alertRule }, none,
+			[callers]int{401, 403, 403, 403, 200}},
+		{"POST /v1/projects/{project}/alert_rules/{id}/test", func(f authzFixture) string { return "/v1/projects/demo/alert_rules/" + f.alertRule + "/test" }, none,
+			[callers]int{401, 403, 403, 403, 200}},
+		{"GET /v1/projects/{project}/alerts", static("/v1/projects/demo/alerts"), none, readProject},
 
 		// An agent belongs to the project, and every token of the project
 		// may read it; but its session belongs to the actor that started
@@ -221,6 +232,9 @@ func testAuthzMatrix(t *testing.T, e testdb.Engine) {
 		f.claim = c.do("POST", "/v1/claims", alice, map[string]any{"session_id": f.session, "subject": f.subject}).expect(t, 201).body["id"].(string)
 		c.do("POST", "/v1/agents/"+f.agent+"/tasks?project=demo", alice, map[string]string{"task_id": f.task, "text": secretTask}).expect(t, 201)
 		f.message = c.do("POST", "/v1/messages", alice, map[string]string{"to_session": f.session, "text": "a message"}).expect(t, 201).body["id"].(string)
+		// Port 1 refuses at once: a test post answers what went wrong.
+		f.alertRule = c.do("POST", "/v1/projects/demo/alert_rules", adminToken, map[string]any{"kind": "session_failed",
+			"webhook_url": "http://127.0.0.1:1" + secretHook}).expect(t, 201).body["id"].(string)
 		return f
 	}
 
@@ -267,6 +281,9 @@ func testAuthzMatrix(t *testing.T, e testdb.Engine) {
 				if who == otherProject && status < 400 && route.pattern != "GET /healthz" && route.pattern != "GET /openapi.json" {
 					t.Errorf("a token of another project got %d", status)
 				}
+				if strings.Contains(body, secretHook) {
+					t.Errorf("the body shows the webhook's path: %s", body)
+				}
 				for _, tok := range tokens {
 					if tok != "" && strings.Contains(body, tok) {
 						t.Errorf("the body shows a bearer token: %s", body)
@@ -291,7 +308,7 @@ func testAuthzMatrix(t *testing.T, e testdb.Engine) {
 	for _, route := range routes {
 		listed[route.pattern] = true
 		method, _, _ := strings.Cut(route.pattern, " ")
-		req := httptest.NewRequest(method, route.path(authzFixture{session: "s", claim: "c", agent: "a", task: "t", message: "m"}), nil)
+		req := httptest.NewRequest(method, route.path(authzFixture{session: "s", claim: "c", agent: "a", task: "t", message: "m", alertRule: "r"}), nil)
 		if _, pattern := mux.Handler(req); pattern != route.pattern {
 			t.Errorf("matrix row %q is served by pattern %q", route.pattern, pattern)
 		}

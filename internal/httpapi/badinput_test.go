@@ -284,3 +284,36 @@ func TestGateOverHTTP(t *testing.T) {
 		}
 	})
 }
+
+// TestAlertRuleBadInput: an alert rule that cannot be taken is a 400
+// saying what to fix, on both engines; the webhook's path is in no answer.
+func TestAlertRuleBadInput(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		t.Parallel()
+		c := newServer(t, e)
+		for _, tc := range []struct{ body, field, says string }{
+			{`{"kind":"session_failed","webhook_url":"ftp://hooks.example.com/SECRET-PATH"}`, "webhook_url", "http or https"},
+			{`{"kind":"session_failed"}`, "webhook_url", "give the webhook's URL"},
+			{`{"kind":"bored","webhook_url":"https://hooks.example.com/x"}`, "kind", "session_failed"},
+			{`{"kind":"tool_loop","threshold":1000,"webhook_url":"https://hooks.example.com/x"}`, "threshold", "2 to 100"},
+			{`{"kind":"tool_loop","format":"xml","webhook_url":"https://hooks.example.com/x"}`, "format", "slack"},
+			{`{"kind":"tool_loop","treshold":3,"webhook_url":"https://hooks.example.com/x"}`, "", "treshold"},
+			{`{"kind":"tool_loop","threshold":"3","webhook_url":"https://hooks.example.com/x"}`, "", "threshold"},
+		} {
+			r := c.do("POST", "/v1/projects/demo/alert_rules", adminToken, tc.body)
+			r.problem(t, 400, tc.field)
+			if !strings.Contains(r.raw, tc.says) || strings.Contains(r.raw, "SECRET-PATH") {
+				t.Errorf("POST alert_rules %s: the problem does not say %q, or shows the URL's path: %s", tc.body, tc.says, r.raw)
+			}
+		}
+		alice := c.token("demo", "alice")
+		c.do("GET", "/v1/projects/demo/alerts?limit=0x", alice, nil).problem(t, 400, "limit")
+		c.do("GET", "/v1/projects/demo/alerts?limit=201", alice, nil).problem(t, 400, "limit")
+		c.do("GET", "/v1/projects/demo/alerts?rule=nope", alice, nil).expect(t, 404)
+		c.do("DELETE", "/v1/projects/demo/alert_rules/nope", adminToken, nil).expect(t, 404)
+		r := c.do("POST", "/v1/projects/demo/alert_rules", adminToken, `{"kind":"idle_with_claims","webhook_url":"https://hooks.example.com/SECRET-PATH"}`).expect(t, 201)
+		if r.body["threshold"] != float64(30) || r.body["webhook_url"] != "https://hooks.example.com/…" || !strings.HasPrefix(r.body["secret"].(string), "whsec_") {
+			t.Errorf("the rule added: %s", r.raw)
+		}
+	})
+}

@@ -35,6 +35,22 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
+// decodeKnown is decode for a setting whose every field must be known: a
+// misspelt one would leave what it names as it was while its sender
+// believes it set. A body that does not fit says to send shape.
+func decodeKnown(w http.ResponseWriter, r *http.Request, v any, shape string) error {
+	var raw json.RawMessage
+	if err := decode(w, r, &raw); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return logbook.Invalid("", "%v; send %s", jsonError(err), shape)
+	}
+	return nil
+}
+
 // readBody reads r's body, of at most limit bytes (more is an
 // *http.MaxBytesError). A body that declares its length is read into a
 // buffer of that size.

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 
 	"github.com/logbookhq/logbook/internal/ledger"
@@ -20,18 +18,9 @@ func (h *handler) getRetention(w http.ResponseWriter, r *http.Request, c service
 }
 
 func (h *handler) setRetention(w http.ResponseWriter, r *http.Request, c service.Caller) {
-	var raw json.RawMessage
-	if err := decode(w, r, &raw); err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	// Every field is known: a misspelt one would leave a retention as it
-	// was while its sender believes it set.
 	var ret logbook.Retention
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ret); err != nil {
-		h.writeError(w, r, logbook.Invalid("", "%v; send {\"sessions_days\": N, \"payloads_days\": M} (0 keeps for ever)", jsonError(err)))
+	if err := decodeKnown(w, r, &ret, `{"sessions_days": N, "payloads_days": M} (0 keeps for ever)`); err != nil {
+		h.writeError(w, r, err)
 		return
 	}
 	ret, err := h.svc.SetRetention(r.Context(), c, r.PathValue("project"), ret)

@@ -113,6 +113,21 @@ type Ledger interface {
 	// SetRetention sets it (the admin only).
 	SetRetention(ctx context.Context, project string, r logbook.Retention) (logbook.Retention, error)
 
+	// AlertRules lists the project's alert rules, their webhook URLs
+	// masked and without their secrets.
+	AlertRules(ctx context.Context, project string) ([]logbook.AlertRule, error)
+	// AddAlertRule adds one (the admin only); it comes back with the
+	// secret that signs its webhook's bodies, shown this once.
+	AddAlertRule(ctx context.Context, project string, r AlertRuleBody) (logbook.AlertRule, error)
+	// DeleteAlertRule deletes one with its alerts (the admin only).
+	DeleteAlertRule(ctx context.Context, project, id string) (logbook.AlertRule, error)
+	// TestAlertRule posts a sample alert to a rule's webhook now and says
+	// how it went (the admin only).
+	TestAlertRule(ctx context.Context, project, id string) (logbook.AlertAttempt, error)
+	// Alerts lists the project's alerts, the newest first, with where
+	// their delivery stands and its log.
+	Alerts(ctx context.Context, p AlertsParams) ([]logbook.Alert, error)
+
 	// EnsureAgentSession returns the agent's current session, made when
 	// it has none.
 	EnsureAgentSession(ctx context.Context, project, agent string) (sess logbook.Session, created bool, err error)

@@ -327,6 +327,37 @@ type RetentionAnswer struct {
 	logbook.Retention
 }
 
+// AlertRuleBody is the body of POST /v1/projects/{project}/alert_rules:
+// a new alert rule (see logbook.AlertRule).
+type AlertRuleBody struct {
+	Name      string            `json:"name,omitempty"`
+	Kind      logbook.AlertKind `json:"kind"`
+	Threshold int               `json:"threshold,omitempty"`
+	// WebhookURL is where alerts are posted (http or https).
+	WebhookURL string `json:"webhook_url"`
+	// Format is json (default: logbook.AlertBody, signed) or slack.
+	Format logbook.AlertFormat `json:"format,omitempty"`
+}
+
+// AlertRulesAnswer is the answer of GET /v1/projects/{project}/alert_rules.
+type AlertRulesAnswer struct {
+	Rules []logbook.AlertRule `json:"rules"`
+}
+
+// AlertsParams select a project's alerts.
+type AlertsParams struct {
+	Project string
+	// RuleID keeps one rule's alerts.
+	RuleID string
+	// Limit is how many, the newest raised first (default 50, at most 200).
+	Limit int
+}
+
+// AlertsAnswer is the answer of GET /v1/projects/{project}/alerts.
+type AlertsAnswer struct {
+	Alerts []logbook.Alert `json:"alerts"`
+}
+
 // RotateBody is the body of POST /v1/agents/{agent}/rotate.
 type RotateBody struct {
 	Project string `json:"project,omitempty"`

@@ -158,6 +158,9 @@ const (
 	EventClaimTaken        = "claim.taken"
 	EventClaimReleased     = "claim.released"
 	EventClaimExpired      = "claim.expired"
+	// EventAlertRaised: an alert rule raised an alert (logbook.Alert),
+	// which its webhook is about to receive.
+	EventAlertRaised = "alert.raised"
 )
 
 // ProgressEvery is how often at most a session emits session.progressed.

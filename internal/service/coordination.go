@@ -206,13 +206,16 @@ type SweepResult struct {
 	EventsPruned  int64
 	// Retention is what the projects' retention removed.
 	Retention RetentionResult
+	// AlertsRaised counts the idle_with_claims alerts raised.
+	AlertsRaised int
 }
 
 // Sweep ends sessions not seen for the session timeout (end_reason
 // timed_out; a later heartbeat revives them), expires lapsed claims,
 // prunes events older than retention, emitting events for each change,
-// and then applies each project's retention (logbook.Retention) in small
-// batches. With several replicas only one sweeps at a time.
+// then applies each project's retention (logbook.Retention) in small
+// batches, and raises the idle_with_claims alerts. With several replicas
+// only one sweeps at a time.
 func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResult, error) {
 	if retention <= 0 {
 		retention = DefaultEventRetention
@@ -264,7 +267,10 @@ func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResu
 	if err != nil || !res.Swept {
 		return res, err
 	}
-	res.Retention, err = s.enforceRetention(ctx, now)
+	if res.Retention, err = s.enforceRetention(ctx, now); err != nil {
+		return res, err
+	}
+	res.AlertsRaised, err = s.raiseIdle(ctx, now)
 	return res, err
 }
 

@@ -55,6 +55,9 @@ func (s *Service) EndSession(ctx context.Context, c Caller, id string, p EndPara
 		if err := endLocked(ctx, tx, &sess, reason, now); err != nil {
 			return err
 		}
+		if err := raiseOnEnd(ctx, tx, &sess, now); err != nil {
+			return err
+		}
 		return syncLinks(ctx, tx, &sess) // the result may name issues
 	})
 	if err != nil {

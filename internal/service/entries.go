@@ -143,6 +143,9 @@ func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries 
 	for i := range fresh {
 		count(sess, &fresh[i])
 	}
+	if err := raiseOnEntries(ctx, tx, sess, fresh, now); err != nil {
+		return result, err
+	}
 	sess.EntryCount += int64(len(fresh))
 	result.Recorded, result.LastSeq = len(fresh), sess.EntryCount
 	sess.DeriveTitle()

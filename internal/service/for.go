@@ -169,6 +169,26 @@ func (l callerLedger) SetRetention(ctx context.Context, project string, r logboo
 	return l.s.SetRetention(ctx, l.c, project, r)
 }
 
+func (l callerLedger) AlertRules(ctx context.Context, project string) ([]logbook.AlertRule, error) {
+	return l.s.AlertRules(ctx, l.c, project)
+}
+
+func (l callerLedger) AddAlertRule(ctx context.Context, project string, r AlertRuleBody) (logbook.AlertRule, error) {
+	return l.s.AddAlertRule(ctx, l.c, project, r)
+}
+
+func (l callerLedger) DeleteAlertRule(ctx context.Context, project, id string) (logbook.AlertRule, error) {
+	return l.s.DeleteAlertRule(ctx, l.c, project, id)
+}
+
+func (l callerLedger) TestAlertRule(ctx context.Context, project, id string) (logbook.AlertAttempt, error) {
+	return l.s.TestAlertRule(ctx, l.c, project, id)
+}
+
+func (l callerLedger) Alerts(ctx context.Context, p AlertsParams) ([]logbook.Alert, error) {
+	return l.s.Alerts(ctx, l.c, p)
+}
+
 func (l callerLedger) EnsureAgentSession(ctx context.Context, project, agent string) (logbook.Session, bool, error) {
 	return l.s.EnsureAgentSession(ctx, l.c, project, agent)
 }

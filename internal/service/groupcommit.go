@@ -41,6 +41,9 @@ type committer struct {
 	// request; a failed request is still rolled back to its own savepoint,
 	// the latest.
 	keepSavepoints bool
+	// alertRules is the service's cache of alert rules, for the work (nil:
+	// rules are read in each transaction).
+	alertRules *alertRuleCache
 }
 
 // txRequest is one caller's transaction waiting for a group.
@@ -72,7 +75,7 @@ func (s *Service) runSessionCommitters(ctx context.Context) {
 	committers := make([]*committer, sessionCommitterCount)
 	for i := range committers {
 		committers[i] = newCommitter(s.store, s.committed)
-		committers[i].maxGroup = sessionGroupMax
+		committers[i].maxGroup, committers[i].alertRules = sessionGroupMax, &s.alertRules
 		committers[i].keepSavepoints = true
 	}
 	s.sessionCommitters.Store(&committers)
@@ -224,7 +227,7 @@ func (c *committer) commitGroup(group []*txRequest) {
 			fail(err)
 			return
 		}
-		w := &work{Tx: tx}
+		w := &work{Tx: tx, alertRules: c.alertRules}
 		err := safely(func() error { return req.fn(w) })
 		if err != nil {
 			results[i] = err

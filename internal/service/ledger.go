@@ -31,4 +31,6 @@ type (
 	AgentView      = ledger.AgentView
 	TaskInput      = ledger.TaskInput
 	TaskResult     = ledger.TaskResult
+	AlertRuleBody  = ledger.AlertRuleBody
+	AlertsParams   = ledger.AlertsParams
 )

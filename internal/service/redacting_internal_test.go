@@ -28,6 +28,13 @@ var exempt = map[string]string{
 	"SessionDeleteTree": "deletes", "SessionPruneEnded": "deletes", "EventPrune": "deletes", "EntryDeleteAfter": "deletes",
 }
 
+// exemptColumns are the columns that keep what they are given whole, and
+// why.
+var exemptColumns = map[string]string{
+	"alert_rules.webhook_url": "logbook posts to it; a Slack URL carries its own secret in its path, and is only shown masked",
+	"alert_rules.secret":      "logbook's own random key that signs the webhook's bodies",
+}
+
 // TestEveryStoreMethodRedacts calls every method of store.Executor (found
 // by reflection, so a method added later is called too) through the
 // redacting store, with every string of every argument holding a secret,
@@ -101,6 +108,9 @@ func TestEveryStoreMethodRedacts(t *testing.T) {
 			}
 		}
 		for _, where := range columnsHolding(t, db, e.Name, testSecret) {
+			if exemptColumns[where] != "" {
+				continue
+			}
 			t.Errorf("stored unredacted: %s", where)
 		}
 	})

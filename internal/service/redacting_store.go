@@ -611,3 +611,81 @@ func (r redacting) EntryUpdateContent(ctx context.Context, entries []logbook.Ent
 	}
 	return r.ex.EntryUpdateContent(ctx, entries)
 }
+
+// AlertRuleInsert keeps the rule's webhook URL and secret whole: logbook
+// posts to the one and signs with the other, and shows neither back
+// whole; a Slack URL carries its own secret in its path, which redaction
+// would take for one and break.
+func (r redacting) AlertRuleInsert(ctx context.Context, rule *logbook.AlertRule) error {
+	clean := *rule
+	clean.WebhookURL, clean.Secret = "", ""
+	if err := r.c.clean(ctx, &clean); err != nil {
+		return err
+	}
+	clean.WebhookURL, clean.Secret = rule.WebhookURL, rule.Secret
+	return r.ex.AlertRuleInsert(ctx, &clean)
+}
+
+func (r redacting) AlertRuleGet(ctx context.Context, id string) (logbook.AlertRule, error) {
+	if err := r.c.clean(ctx, &id); err != nil {
+		return logbook.AlertRule{}, err
+	}
+	return r.ex.AlertRuleGet(ctx, id)
+}
+
+func (r redacting) AlertRuleList(ctx context.Context, p store.AlertRuleListParams) ([]logbook.AlertRule, error) {
+	if err := r.c.clean(ctx, &p); err != nil {
+		return nil, err
+	}
+	return r.ex.AlertRuleList(ctx, p)
+}
+
+func (r redacting) AlertRuleDelete(ctx context.Context, id string) error {
+	if err := r.c.clean(ctx, &id); err != nil {
+		return err
+	}
+	return r.ex.AlertRuleDelete(ctx, id)
+}
+
+func (r redacting) AlertInsert(ctx context.Context, a *logbook.Alert) (bool, error) {
+	clean := *a
+	if err := r.c.clean(ctx, &clean); err != nil {
+		return false, err
+	}
+	inserted, err := r.ex.AlertInsert(ctx, &clean)
+	a.Status, a.NextAttemptAt = clean.Status, clean.NextAttemptAt
+	return inserted, err
+}
+
+// AlertClaimDue takes times alone.
+func (r redacting) AlertClaimDue(ctx context.Context, now, leaseUntil time.Time, limit int) ([]logbook.Alert, error) {
+	return r.ex.AlertClaimDue(ctx, now, leaseUntil, limit)
+}
+
+func (r redacting) AlertFinish(ctx context.Context, p store.AlertFinishParams) (bool, error) {
+	if err := r.c.clean(ctx, &p); err != nil {
+		return false, err
+	}
+	return r.ex.AlertFinish(ctx, p)
+}
+
+func (r redacting) AlertList(ctx context.Context, p store.AlertListParams) ([]logbook.Alert, error) {
+	if err := r.c.clean(ctx, &p); err != nil {
+		return nil, err
+	}
+	return r.ex.AlertList(ctx, p)
+}
+
+func (r redacting) SessionListIdleClaiming(ctx context.Context, project string, seenBefore, now time.Time, limit int) ([]logbook.IdleClaimer, error) {
+	if err := r.c.clean(ctx, &project); err != nil {
+		return nil, err
+	}
+	return r.ex.SessionListIdleClaiming(ctx, project, seenBefore, now, limit)
+}
+
+func (r redacting) EntryLastToolCalls(ctx context.Context, sessionID string, n int) ([]logbook.Entry, error) {
+	if err := r.c.clean(ctx, &sessionID); err != nil {
+		return nil, err
+	}
+	return r.ex.EntryLastToolCalls(ctx, sessionID, n)
+}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +62,10 @@ type Options struct {
 	// it commits: n "sessions" (subagents too), their "entries", or the
 	// "payloads" of n entries (see logbook.Retention). /metrics counts it.
 	Removed func(what string, n int64)
+	// AlertClient posts alerts to the rules' webhooks (default: a client
+	// with AlertTimeout that follows no redirect). Tests give one that
+	// trusts their TLS receivers.
+	AlertClient *http.Client
 }
 
 // Defaults for Options.
@@ -94,13 +99,23 @@ type Service struct {
 	sessionCommitters atomic.Pointer[[]*committer]
 	// searchIndexing is set while the search backfill has work left.
 	searchIndexing atomic.Bool
+	// alertRules caches the projects' alert rules (see raise).
+	alertRules alertRuleCache
+	// alertClient posts alerts to webhooks (Options.AlertClient).
+	alertClient *http.Client
+	// alertRaised is poked when a commit raised an alert, to wake the
+	// deliverer (DeliverAlerts).
+	alertRaised chan struct{}
 }
 
 // New returns a Service on st.
 func New(st store.Store, opts Options) *Service {
 	s := &Service{store: newRedactingStore(st), idle: opts.IdleWindow, prior: opts.PriorWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
 		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, limits: newLimiter(opts),
-		counted: opts.Committed, removedFunc: opts.Removed}
+		counted: opts.Committed, removedFunc: opts.Removed, alertClient: opts.AlertClient, alertRaised: make(chan struct{}, 1)}
+	if s.alertClient == nil {
+		s.alertClient = newAlertClient()
+	}
 	if s.idle <= 0 {
 		s.idle = DefaultIdleWindow
 	}
@@ -153,6 +168,7 @@ func (s *Service) Run(ctx context.Context) {
 		return
 	}
 	c := newCommitter(s.store, s.committed)
+	c.alertRules = &s.alertRules
 	s.committer.Store(c)
 	c.run(ctx)
 	s.committer.Store(nil)          // from now on each write commits on its own
@@ -226,6 +242,9 @@ func (c Caller) projectFor(named string) (string, error) {
 type work struct {
 	store.Tx
 	events []*logbook.Event
+	// alertRules is the service's cache of alert rules, which the facts
+	// a transaction changes are checked against (see raise).
+	alertRules *alertRuleCache
 }
 
 // emit queues an event about a change made in this transaction.
@@ -247,7 +266,7 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *work) error) error {
 		return err
 	}
 	defer tx.Rollback()
-	w := &work{Tx: tx}
+	w := &work{Tx: tx, alertRules: &s.alertRules}
 	if err := fn(w); err != nil {
 		return err
 	}
@@ -284,9 +303,12 @@ func (s *Service) committed(events []*logbook.Event) {
 		return
 	}
 	s.hub.wake()
-	if s.counted != nil {
-		for _, e := range events {
+	for _, e := range events {
+		if s.counted != nil {
 			s.counted(e.Type)
+		}
+		if e.Type == logbook.EventAlertRaised {
+			s.wakeDeliverer()
 		}
 	}
 }

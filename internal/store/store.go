@@ -165,6 +165,52 @@ type Executor interface {
 	// by name.
 	ProjectRetentionList(ctx context.Context) ([]logbook.ProjectRetention, error)
 
+	// Alerts (see logbook.AlertRule, logbook.Alert): the rules, the
+	// outbox of alerts they raise and its delivery log.
+
+	// AlertRuleInsert stores a new rule; ErrConflict when its id is taken.
+	AlertRuleInsert(ctx context.Context, r *logbook.AlertRule) error
+	// AlertRuleGet reads a rule by id, its webhook URL and secret whole;
+	// ErrNotFound when there is none.
+	AlertRuleGet(ctx context.Context, id string) (logbook.AlertRule, error)
+	// AlertRuleList lists the rules of p.Project (every project's when
+	// empty) of p.Kind (every kind when empty), the oldest first, their
+	// webhook URLs and secrets whole.
+	AlertRuleList(ctx context.Context, p AlertRuleListParams) ([]logbook.AlertRule, error)
+	// AlertRuleDelete deletes a rule with its alerts and their delivery
+	// log; ErrNotFound when there is none.
+	AlertRuleDelete(ctx context.Context, id string) error
+	// AlertInsert stores a pending alert, due at a.RaisedAt, unless its
+	// rule already raised one about the same subject (then it stores
+	// nothing and says false). Called in the transaction that changed the
+	// facts, so the alert commits with them or not at all.
+	AlertInsert(ctx context.Context, a *logbook.Alert) (bool, error)
+	// AlertClaimDue takes up to limit pending alerts due at now (their
+	// NextAttemptAt reached) that no one holds (no lease, or one that
+	// lapsed before now), the longest due first, and leases them until
+	// leaseUntil, in one statement: of several replicas claiming at once,
+	// each alert goes to one (PostgreSQL skips rows another transaction
+	// is claiming). The alerts come back with NextAttemptAt set to
+	// leaseUntil, which AlertFinish names as the lease.
+	AlertClaimDue(ctx context.Context, now, leaseUntil time.Time, limit int) ([]logbook.Alert, error)
+	// AlertFinish records an attempt at delivering a leased alert and its
+	// new state (p.Status; p.NextAttemptAt for one still pending), and
+	// lets the lease go; false, and nothing changed, when the alert is no
+	// longer held under p.Lease (the lease lapsed and another took it, or
+	// its rule was deleted).
+	AlertFinish(ctx context.Context, p AlertFinishParams) (bool, error)
+	// AlertList lists the alerts of p.Project (of p.RuleID alone when
+	// set), the newest raised first, at most p.Limit, with their delivery
+	// log (Log, the first attempt first).
+	AlertList(ctx context.Context, p AlertListParams) ([]logbook.Alert, error)
+	// SessionListIdleClaiming lists the project's active sessions last
+	// seen before seenBefore that hold claims still unexpired at now, with
+	// the subjects they hold, the longest unseen first, at most limit.
+	SessionListIdleClaiming(ctx context.Context, project string, seenBefore, now time.Time, limit int) ([]logbook.IdleClaimer, error)
+	// EntryLastToolCalls lists a session's last n tool calls, the newest
+	// first.
+	EntryLastToolCalls(ctx context.Context, sessionID string, n int) ([]logbook.Entry, error)
+
 	// KeyEnsure stores value as the key called name unless a key of that
 	// name exists, and returns the key stored under name: the first value
 	// given, on every replica. It commits at once when called on the Store.
@@ -571,4 +617,29 @@ type ExportParams struct {
 type ExportTable struct {
 	Name string
 	Rows int64
+}
+
+// AlertRuleListParams select alert rules.
+type AlertRuleListParams struct {
+	Project string
+	Kind    logbook.AlertKind
+}
+
+// AlertFinishParams record an attempt at delivering an alert.
+type AlertFinishParams struct {
+	ID string
+	// Lease is the lease AlertClaimDue gave (the NextAttemptAt it
+	// returned).
+	Lease   time.Time
+	Attempt logbook.AlertAttempt
+	Status  logbook.AlertStatus
+	// NextAttemptAt is when a still pending alert is tried again.
+	NextAttemptAt time.Time
+}
+
+// AlertListParams select alerts.
+type AlertListParams struct {
+	Project string
+	RuleID  string
+	Limit   int
 }

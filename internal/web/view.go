@@ -34,6 +34,7 @@ func (h *handler) funcs() template.FuncMap {
 		"took":         formatTook,
 		"resultStatus": resultStatus,
 		"add":          func(a, b int64) int64 { return a + b },
+		"nth":          func(i int) int { return i + 1 },
 	}
 }
 

@@ -24,7 +24,7 @@ var staticFS embed.FS
 
 // views lists every page template; each is parsed with layout.html and
 // partials.html into a set of its own when the handler is made.
-var views = []string{"sign_in", "dashboard", "session_list", "session_show", "search_list", "choose_project", "error"}
+var views = []string{"sign_in", "dashboard", "session_list", "session_show", "search_list", "alert_list", "choose_project", "error"}
 
 // securityHeaders go on every UI response. The policy allows scripts and
 // styles from this origin only: no inline script, no inline style.
@@ -86,6 +86,7 @@ func New(mux Mux, svc *service.Service, log *slog.Logger, opts Options) {
 	page("GET /sessions/{id}", h.signedIn(h.showSession))
 	page("GET /sessions/{id}/entries", h.signedIn(h.sessionEntries))
 	page("GET /search", h.signedIn(h.search))
+	page("GET /alerts", h.signedIn(h.listAlerts))
 	page("GET /ui/events", h.signedIn(h.events))
 	mux.Handle("GET /static/", secured(http.StripPrefix("/static/", h.assets)))
 }
@@ -126,7 +127,7 @@ func secured(next http.Handler) http.Handler {
 // the view's own data.
 type page struct {
 	Title   string
-	Nav     string // the navigation tab to mark: "dashboard", "sessions" or "search"
+	Nav     string // the navigation tab to mark: "dashboard", "sessions", "search" or "alerts"
 	Caller  service.Caller
 	Project string
 	CSRF    string // for the sign-out form

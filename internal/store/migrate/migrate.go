@@ -1,8 +1,11 @@
 // Package migrate applies an engine's numbered SQL migrations.
 //
 // Migrations are files named NNNN_name.up.sql in an fs.FS (embedded in the
-// binary by each engine). Versions start at 1 and have no gaps; each is
-// applied once, in its own transaction, and recorded in schema_migrations.
+// binary by each engine). Versions are positive and each is used once; a
+// version may be missing (a number reserved for work that lands later, in
+// any order). Each is applied once, in its own transaction, in version
+// order among those not applied yet, and recorded in schema_migrations:
+// a number that lands after a higher one was applied is applied then.
 // Migrations are additive: a new column or table, never a rewrite of live
 // rows without a backfill plan.
 package migrate
@@ -26,8 +29,8 @@ type Migration struct {
 	SQL     string
 }
 
-// Load reads the migrations in dir of fsys and checks that their versions
-// run 1, 2, 3… without a gap or a repeat.
+// Load reads the migrations in dir of fsys, in version order, and checks
+// that each version is positive and used once.
 func Load(fsys fs.FS, dir string) ([]Migration, error) {
 	files, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -52,8 +55,11 @@ func Load(fsys fs.FS, dir string) ([]Migration, error) {
 	}
 	sort.Slice(migrations, func(i, j int) bool { return migrations[i].Version < migrations[j].Version })
 	for i, m := range migrations {
-		if m.Version != i+1 {
-			return nil, fmt.Errorf("migrations must be numbered 1, 2, 3… without gaps: expected %d, found %d (%s)", i+1, m.Version, m.Name)
+		if m.Version < 1 {
+			return nil, fmt.Errorf("migration %q: number it from 1", m.Name)
+		}
+		if i > 0 && migrations[i-1].Version == m.Version {
+			return nil, fmt.Errorf("migrations %q and %q have the same number %d: give each its own", migrations[i-1].Name, m.Name, m.Version)
 		}
 	}
 	return migrations, nil

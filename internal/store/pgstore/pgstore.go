@@ -64,6 +64,7 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		OverridingIdentity: " OVERRIDING SYSTEM VALUE",
 		IdentityPastSQL: `SELECT setval(pg_get_serial_sequence('%[1]s', '%[2]s'),
 			GREATEST((SELECT MAX(%[2]s) FROM %[1]s), nextval(pg_get_serial_sequence('%[1]s', '%[2]s'))))`,
+		ForUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
 		ExplainPrefix:       "EXPLAIN ",
 		IsInvalidText:       isInvalidText,
 		TryLockSQL:          `SELECT pg_try_advisory_xact_lock(74740003)`,

@@ -30,6 +30,11 @@ type Dialect struct {
 	// transaction ends: " FOR UPDATE" on PostgreSQL, "" on SQLite, where
 	// one connection serialises every transaction already.
 	ForUpdate string
+	// ForUpdateSkipLocked ends a subquery that picks rows to take, as a
+	// queue does: " FOR UPDATE SKIP LOCKED" on PostgreSQL, so that
+	// concurrent takers pass over each other's rows instead of waiting;
+	// "" on SQLite, where one transaction writes at a time.
+	ForUpdateSkipLocked string
 	// IsUniqueViolation reports whether err is a unique-key clash.
 	IsUniqueViolation func(error) bool
 	// IsInvalidText reports whether err says a text value cannot be stored

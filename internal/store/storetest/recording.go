@@ -559,3 +559,53 @@ func (r recordingExecutor) EntryUpdateContent(ctx context.Context, entries []log
 	r.calls.add("EntryUpdateContent")
 	return r.ex.EntryUpdateContent(ctx, entries)
 }
+
+func (r recordingExecutor) AlertRuleInsert(ctx context.Context, rule *logbook.AlertRule) error {
+	r.calls.add("AlertRuleInsert")
+	return r.ex.AlertRuleInsert(ctx, rule)
+}
+
+func (r recordingExecutor) AlertRuleGet(ctx context.Context, id string) (logbook.AlertRule, error) {
+	r.calls.add("AlertRuleGet")
+	return r.ex.AlertRuleGet(ctx, id)
+}
+
+func (r recordingExecutor) AlertRuleList(ctx context.Context, p store.AlertRuleListParams) ([]logbook.AlertRule, error) {
+	r.calls.add("AlertRuleList")
+	return r.ex.AlertRuleList(ctx, p)
+}
+
+func (r recordingExecutor) AlertRuleDelete(ctx context.Context, id string) error {
+	r.calls.add("AlertRuleDelete")
+	return r.ex.AlertRuleDelete(ctx, id)
+}
+
+func (r recordingExecutor) AlertInsert(ctx context.Context, a *logbook.Alert) (bool, error) {
+	r.calls.add("AlertInsert")
+	return r.ex.AlertInsert(ctx, a)
+}
+
+func (r recordingExecutor) AlertClaimDue(ctx context.Context, now, leaseUntil time.Time, limit int) ([]logbook.Alert, error) {
+	r.calls.add("AlertClaimDue")
+	return r.ex.AlertClaimDue(ctx, now, leaseUntil, limit)
+}
+
+func (r recordingExecutor) AlertFinish(ctx context.Context, p store.AlertFinishParams) (bool, error) {
+	r.calls.add("AlertFinish")
+	return r.ex.AlertFinish(ctx, p)
+}
+
+func (r recordingExecutor) AlertList(ctx context.Context, p store.AlertListParams) ([]logbook.Alert, error) {
+	r.calls.add("AlertList")
+	return r.ex.AlertList(ctx, p)
+}
+
+func (r recordingExecutor) SessionListIdleClaiming(ctx context.Context, project string, seenBefore, now time.Time, limit int) ([]logbook.IdleClaimer, error) {
+	r.calls.add("SessionListIdleClaiming")
+	return r.ex.SessionListIdleClaiming(ctx, project, seenBefore, now, limit)
+}
+
+func (r recordingExecutor) EntryLastToolCalls(ctx context.Context, sessionID string, n int) ([]logbook.Entry, error) {
+	r.calls.add("EntryLastToolCalls")
+	return r.ex.EntryLastToolCalls(ctx, sessionID, n)
+}

@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"MonthlyRetention", testMonthlyRetention},
 		{"Export", testExport},
 		{"Message", testMessage},
+		{"Alerts", testAlerts},
 	}
 	var ran atomic.Int64
 	for _, p := range parts {
