@@ -265,3 +265,38 @@ func TestRunSharesAgentsOutOverServers(t *testing.T) {
 		}
 	}
 }
+
+// TestParseProcStat reads a process's user and system CPU time, also when
+// its command holds spaces and parentheses.
+func TestParseProcStat(t *testing.T) {
+	line := "4242 (postgres: a (b) c) S 1 4242 4242 0 -1 4194560 500 0 0 0 150 25 0 0 20 0 1 0 100 0 0\n"
+	got, err := parseProcStat(line)
+	if err != nil || got != 1750*time.Millisecond {
+		t.Errorf("parseProcStat = %v, %v; want 1.75 s (175 ticks)", got, err)
+	}
+	if _, err := parseProcStat("4242 (cut"); err == nil {
+		t.Error("a line without its fields was read")
+	}
+}
+
+// TestSampleBackendCPU: on PostgreSQL on this machine, the processes of
+// the store's database are found and their CPU grows with work; on SQLite
+// there are none to read.
+func TestSampleBackendCPU(t *testing.T) {
+	if _, ok := SampleBackendCPU(context.Background(), testdb.SQLite(t)); ok {
+		t.Error("SQLite has no server processes, yet some were read")
+	}
+	st := testdb.Postgres(t)
+	from, ok := SampleBackendCPU(context.Background(), st)
+	if !ok || len(from) == 0 {
+		t.Fatalf("PostgreSQL's processes of the database not read: %v, %v", from, ok)
+	}
+	db := st.(*sqlstore.Store).DB()
+	if _, err := db.Exec(`SELECT count(*) FROM generate_series(1, 3000000)`); err != nil {
+		t.Fatal(err)
+	}
+	to, ok := SampleBackendCPU(context.Background(), st)
+	if !ok || to.Since(from) <= 0 {
+		t.Errorf("no CPU counted for a query that counted 3 million rows: %v", to.Since(from))
+	}
+}

@@ -55,7 +55,8 @@ the same run, the trivial-handler HTTP bound (the same agents against a
 handler that only decodes the batch: requests/s as a share of it), how the
 machine's cores spent the load (on a shared machine, time stolen by other
 guests or no idle time means the machine, not logbook, set the pace), the
-CPU a request and an entry, and resident memory every 10 s.
+CPU a request and an entry (and PostgreSQL's own, when it runs on this
+machine), and resident memory every 10 s.
 
   logbook bench --agents 200 --duration 30s             in-process server on SQLite
   logbook bench --db postgres://… --batch 100           in-process server on PostgreSQL
@@ -158,9 +159,19 @@ Flags:
 		fmt.Fprintf(env.Stderr, "\r%5.0fs  %10d entries  %8.0f/s ", elapsed.Seconds(), entries, float64(entries)/elapsed.Seconds())
 		every.observe(elapsed, entries, rssMB)
 	}
+	var dbFrom bench.BackendCPU
+	dbOK := false
+	if st != nil {
+		dbFrom, dbOK = bench.SampleBackendCPU(ctx, st)
+	}
 	res := bench.Run(ctx, cfg)
 	fmt.Fprintln(env.Stderr)
 	out := benchOutput{Load: res, RSSMB: rssMB(), RSSEvery10s: every.rss, EntriesPerSecEvery10s: every.rates, RSSOf: "server and load generator"}
+	if dbOK && res.Requests > 0 {
+		if dbTo, ok := bench.SampleBackendCPU(ctx, st); ok {
+			out.DatabaseCPUPerRequest = float64(dbTo.Since(dbFrom).Microseconds()) / float64(res.Requests)
+		}
+	}
 	if *server != "" {
 		out.RSSOf = "load generator only; the server runs elsewhere"
 	}
@@ -213,7 +224,11 @@ type benchOutput struct {
 	// microseconds (server and load generator in-process; the load
 	// generator alone with --server).
 	CPUPerEntry float64 `json:"cpu_us_per_entry,omitempty"`
-	RSSMB       float64 `json:"rss_mb"`
+	// DatabaseCPUPerRequest is the CPU time PostgreSQL's processes serving
+	// the load's database used a request, in microseconds, where they run
+	// on this machine (see bench.SampleBackendCPU).
+	DatabaseCPUPerRequest float64 `json:"database_cpu_us_per_request,omitempty"`
+	RSSMB                 float64 `json:"rss_mb"`
 	// RSSOf says whose memory RSSMB is: this process's.
 	RSSOf string `json:"rss_of"`
 	// RSSEvery10s is the resident memory sampled every 10 seconds of load.
@@ -278,6 +293,9 @@ func printBench(w io.Writer, out benchOutput) {
 	if m := r.Machine; m != nil {
 		fmt.Fprintf(w, "machine during the load (%d cores): %.0f%% busy, %.0f%% waiting on disk, %.0f%% idle, %.0f%% stolen by other guests; %s: %.0f µs of CPU a request, %.0f µs an entry\n",
 			m.Cores, 100*m.Busy, 100*m.IOWait, 100*m.Idle, 100*m.Steal, out.RSSOf, 1e6*m.ProcessSeconds/float64(max(r.Requests, 1)), out.CPUPerEntry)
+	}
+	if out.DatabaseCPUPerRequest > 0 {
+		fmt.Fprintf(w, "PostgreSQL's processes of the database, on this machine: %.0f µs of CPU a request\n", out.DatabaseCPUPerRequest)
 	}
 	fmt.Fprintf(w, "resident memory (%s): %.0f MB", out.RSSOf, out.RSSMB)
 	if len(out.RSSEvery10s) > 0 {
