@@ -87,7 +87,7 @@ func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdou
 		}
 	}
 	if rep.Err == nil && contextEvents[p.Event] {
-		h.giveMessages(ctx, &out, spool, m.mainSpec(p))
+		h.giveMessages(ctx, &out, spool, m.mainSpec(p), p.Event)
 	}
 	out.write(stdout, h, p.Event)
 }

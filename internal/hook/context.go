@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 )
@@ -81,13 +83,20 @@ func (h *Hook) tellSetAside(o *hookOutput, spool *Spool, project string) {
 		"because only they can fix it:\n"+summary+"\n"+where+" `logbook hook status` shows the records and why each was refused.")
 }
 
+// InboxEvery is how often at most PostToolUse asks the server for the
+// session's messages: an agent at work calls tools several times a second,
+// and asking costs a request each time (about a millisecond of the hook's
+// CPU). SessionStart and UserPromptSubmit always ask.
+const InboxEvery = 3 * time.Second
+
 // giveMessages adds to o the messages waiting for the session: other
 // agents' messages reach a live Claude Code session at its next hook call
 // that can add to the model's context, without the agent asking. The
 // server records each in the session's transcript and delivers it once,
 // so a message given here is never given again. It asks only once the
-// spool's records reached the server, which then knows the session.
-func (h *Hook) giveMessages(ctx context.Context, o *hookOutput, spool *Spool, spec SessionSpec) {
+// spool's records reached the server, which then knows the session, and
+// on PostToolUse at most every InboxEvery.
+func (h *Hook) giveMessages(ctx context.Context, o *hookOutput, spool *Spool, spec SessionSpec, event string) {
 	if spool == nil {
 		return
 	}
@@ -95,6 +104,13 @@ func (h *Hook) giveMessages(ctx context.Context, o *hookOutput, spool *Spool, sp
 	if id == "" {
 		return
 	}
+	asked := filepath.Join("inbox", stableKey("inbox", id)[len("inbox:"):])
+	now := h.cfg.Now()
+	var last time.Time
+	if event == EventPostToolUse && spool.readCache(asked, &last) && now.Sub(last) >= 0 && now.Sub(last) < InboxEvery {
+		return
+	}
+	_ = spool.writeCache(asked, now) // lost, it only makes the next call ask too
 	msgs, err := h.api.Ledger().ReadInbox(ctx, id)
 	if err != nil {
 		h.report("cannot read the session's messages: %v", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -120,6 +121,8 @@ func TestPreToolUseFlushedInBackground(t *testing.T) {
 func TestMessagesGivenAtNextHookCall(t *testing.T) {
 	srv := newTestServer(t)
 	cfg := srv.config(t)
+	now := time.Now()
+	cfg.Now = func() time.Time { return now }
 	var bob struct {
 		Token string `json:"token"`
 	}
@@ -136,9 +139,16 @@ func TestMessagesGivenAtNextHookCall(t *testing.T) {
 	if stdout, _ := runClaude(t, cfg, sub); stdout != "" {
 		t.Errorf("a subagent's call printed %q", stdout)
 	}
-	post := payload(t, map[string]any{"session_id": "s1", "hook_event_name": EventPostToolUse,
-		"tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": map[string]any{"command": "ls"}, "tool_response": map[string]any{"stdout": "a"}})
-	stdout, stderr := runClaude(t, cfg, post)
+	post := func(n int) []byte {
+		return payload(t, map[string]any{"session_id": "s1", "hook_event_name": EventPostToolUse, "tool_name": "Bash",
+			"tool_use_id": fmt.Sprint("toolu_", n), "tool_input": map[string]any{"command": "ls"}, "tool_response": map[string]any{"stdout": "a"}})
+	}
+	// PostToolUse asks at most every InboxEvery: the prompt just asked.
+	if stdout, _ := runClaude(t, cfg, post(1)); stdout != "" {
+		t.Errorf("a PostToolUse right after the prompt asked again: %q", stdout)
+	}
+	now = now.Add(InboxEvery)
+	stdout, stderr := runClaude(t, cfg, post(2))
 	var out Output
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatalf("PostToolUse printed %q (stderr %q): %v", stdout, stderr, err)
