@@ -24,6 +24,7 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	events   *prometheus.CounterVec
 	removed  *prometheus.CounterVec
+	alerts   *prometheus.CounterVec
 }
 
 // New makes the counters.
@@ -48,7 +49,11 @@ func New() *Metrics {
 		Name: "logbook_retention_removed_total",
 		Help: "What the projects' retention removed on this server: sessions (subagents too), their entries, and payloads (entries whose tool output or large payload was removed).",
 	}, []string{"what"})
-	m.registry.MustRegister(m.requests, m.duration, m.events, m.removed,
+	m.alerts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "logbook_alert_attempts_total",
+		Help: "Posts of alerts to their webhooks by this server, by what came of them: delivered (2xx), retrying (tried again later) or failed (given up).",
+	}, []string{"result"})
+	m.registry.MustRegister(m.requests, m.duration, m.events, m.removed, m.alerts,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -59,6 +64,10 @@ func (m *Metrics) Event(eventType string) { m.events.WithLabelValues(eventType).
 
 // Removed counts what retention removed (wired to service.Options.Removed).
 func (m *Metrics) Removed(what string, n int64) { m.removed.WithLabelValues(what).Add(float64(n)) }
+
+// AlertAttempt counts one post of an alert by its result (wired to
+// service.Options.AlertAttempted).
+func (m *Metrics) AlertAttempt(result string) { m.alerts.WithLabelValues(result).Inc() }
 
 // Handler serves the metrics in Prometheus's text format.
 func (m *Metrics) Handler() http.Handler {

@@ -12,7 +12,8 @@ import (
 
 // TestCountsByRoute: requests are counted by the pattern that served them
 // and their status, not by path; streams still flush through the counter;
-// ledger events are counted by type, and what retention removed by what;
+// ledger events are counted by type, what retention removed by what, and
+// the posts of alerts by their result;
 // the Go runtime's figures are served too.
 func TestCountsByRoute(t *testing.T) {
 	m := metrics.New()
@@ -50,6 +51,9 @@ func TestCountsByRoute(t *testing.T) {
 	m.Removed("sessions", 2)
 	m.Removed("payloads", 40)
 	m.Removed("payloads", 2)
+	m.AlertAttempt("retrying")
+	m.AlertAttempt("delivered")
+	m.AlertAttempt("delivered")
 	for _, path := range []string{"/stream", "/nowhere"} {
 		res, err := http.Get(server.URL + path)
 		if err != nil {
@@ -75,6 +79,8 @@ func TestCountsByRoute(t *testing.T) {
 		`logbook_events_total{type="claim.taken"} 1`,
 		`logbook_retention_removed_total{what="sessions"} 2`,
 		`logbook_retention_removed_total{what="payloads"} 42`,
+		`logbook_alert_attempts_total{result="delivered"} 2`,
+		`logbook_alert_attempts_total{result="retrying"} 1`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(text, want) {

@@ -169,11 +169,23 @@ func (s *Service) deliverOne(ctx context.Context, r logbook.AlertRule, a logbook
 		s.log.WarnContext(ctx, "an alert's lease lapsed before its delivery was recorded; it may be posted again", "alert", a.ID, "rule", r.ID)
 		return "", nil
 	}
+	if s.alertAttempted != nil {
+		s.alertAttempted(attemptResult(p.Status))
+	}
 	if p.Status != logbook.AlertDelivered {
 		s.log.WarnContext(ctx, "posting an alert failed", "alert", a.ID, "rule", r.ID, "project", r.Project,
 			"attempt", a.Attempts+1, "status", attempt.StatusCode, "err", attempt.Error, "next", p.Status)
 	}
 	return p.Status, nil
+}
+
+// attemptResult names what came of a post by the alert's new status, for
+// Options.AlertAttempted.
+func attemptResult(status logbook.AlertStatus) string {
+	if status == logbook.AlertPending {
+		return "retrying"
+	}
+	return string(status)
 }
 
 // post sends an alert to a rule's webhook once and says how it went: the

@@ -422,10 +422,13 @@ func testAlertsSurviveRestart(t *testing.T, e testdb.Engine) {
 
 	st = open()
 	t.Cleanup(func() { st.Close() })
-	second := service.New(st, service.Options{})
+	var mu sync.Mutex
+	var results []string // what Options.AlertAttempted is told (for /metrics), by the posts side by side
+	second := service.New(st, service.Options{AlertAttempted: func(result string) { mu.Lock(); defer mu.Unlock(); results = append(results, result) }})
 	delivery, err := second.DeliverDue(ctx)
 	must(t, err)
 	equal(t, "alerts delivered after a restart", delivery.Delivered, 3)
+	equal(t, "attempts counted", strings.Join(results, " "), "delivered delivered delivered")
 	got := map[string]bool{}
 	for _, p := range rc.got() {
 		var body logbook.AlertBody

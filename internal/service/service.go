@@ -62,6 +62,11 @@ type Options struct {
 	// it commits: n "sessions" (subagents too), their "entries", or the
 	// "payloads" of n entries (see logbook.Retention). /metrics counts it.
 	Removed func(what string, n int64)
+	// AlertAttempted, when set, is told what came of each post of an
+	// alert the deliverer recorded: "delivered", "retrying" (tried again
+	// later) or "failed" (given up). Posts go side by side: it is called
+	// concurrently. /metrics counts it.
+	AlertAttempted func(result string)
 	// AlertClient posts alerts to the rules' webhooks (default: a client
 	// with AlertTimeout that follows no redirect). Tests give one that
 	// trusts their TLS receivers.
@@ -103,6 +108,8 @@ type Service struct {
 	alertRules alertRuleCache
 	// alertClient posts alerts to webhooks (Options.AlertClient).
 	alertClient *http.Client
+	// alertAttempted is Options.AlertAttempted.
+	alertAttempted func(result string)
 	// alertRaised is poked when a commit raised an alert, to wake the
 	// deliverer (DeliverAlerts).
 	alertRaised chan struct{}
@@ -112,7 +119,8 @@ type Service struct {
 func New(st store.Store, opts Options) *Service {
 	s := &Service{store: newRedactingStore(st), idle: opts.IdleWindow, prior: opts.PriorWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
 		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, limits: newLimiter(opts),
-		counted: opts.Committed, removedFunc: opts.Removed, alertClient: opts.AlertClient, alertRaised: make(chan struct{}, 1)}
+		counted: opts.Committed, removedFunc: opts.Removed, alertClient: opts.AlertClient, alertRaised: make(chan struct{}, 1),
+		alertAttempted: opts.AlertAttempted}
 	if s.alertClient == nil {
 		s.alertClient = newAlertClient()
 	}
