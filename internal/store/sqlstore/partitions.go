@@ -129,19 +129,20 @@ func (s *Store) EntryPartitionsMaintain(ctx context.Context, now time.Time, ahea
 				continue
 			}
 			name := fmt.Sprintf("entries_%04d_%02d", month.Year(), int(month.Month()))
-			if _, err := e.exec(ctx, `SAVEPOINT partition`); err != nil {
-				return e.interpretError(err, "making a partition of entries")
-			}
-			_, err := e.exec(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF entries FOR VALUES FROM ('%s') TO ('%s')`, name, lo, hi))
-			if err != nil {
+			err := e.withShortLock(ctx, fmt.Sprintf(`CREATE TABLE %s PARTITION OF entries FOR VALUES FROM ('%s') TO ('%s')`, name, lo, hi), 5)
+			switch {
+			case err == nil:
+				parts = append(parts, entryPartition{name: name, lo: lo, hi: hi})
+			case e.d.IsLockTimeout != nil && e.d.IsLockTimeout(err):
+				// Readers held entries for a second: the next sweep tries again,
+				// months ahead of need.
+			default:
 				// The default partition holds ids of this month already.
 				problems = append(problems, fmt.Sprintf("%s: %v", name, err))
-				if _, err := e.exec(ctx, `ROLLBACK TO SAVEPOINT partition`); err != nil {
+				if _, err := e.exec(ctx, `ROLLBACK TO SAVEPOINT short_lock`); err != nil {
 					return e.interpretError(err, "making a partition of entries")
 				}
-				continue
 			}
-			parts = append(parts, entryPartition{name: name, lo: lo, hi: hi})
 		}
 		if err := e.dropEmptied(ctx, parts, MonthSessionID(now)); err != nil {
 			return err
@@ -180,14 +181,11 @@ func (e executor) dropEmptied(ctx context.Context, parts []entryPartition, curre
 		if left {
 			continue
 		}
-		for _, q := range []string{`SAVEPOINT partition`, `SET LOCAL lock_timeout = '200ms'`, `DROP TABLE ` + p.name, `RELEASE SAVEPOINT partition`} {
-			if _, err := e.exec(ctx, q); err != nil {
-				if e.d.IsLockTimeout != nil && e.d.IsLockTimeout(err) {
-					_, err = e.exec(ctx, `ROLLBACK TO SAVEPOINT partition`)
-					return e.interpretError(err, "dropping a partition of entries")
-				}
-				return e.interpretError(err, "dropping a partition of entries")
+		if err := e.withShortLock(ctx, `DROP TABLE `+p.name, 1); err != nil {
+			if e.d.IsLockTimeout != nil && e.d.IsLockTimeout(err) {
+				return nil // the next sweep tries again
 			}
+			return e.interpretError(err, "dropping a partition of entries")
 		}
 	}
 	return nil
@@ -235,7 +233,7 @@ func (e executor) EntryPartitionPrune(ctx context.Context, now time.Time) (delet
 		if _, err := e.exec(ctx, `DELETE FROM entry_docs WHERE entry_id IN (SELECT id FROM `+p.name+`)`); err != nil {
 			return nil, e.interpretError(err, "unindexing a partition's entries")
 		}
-		if _, err := e.exec(ctx, `TRUNCATE `+p.name); err != nil {
+		if err := e.withShortLock(ctx, `TRUNCATE `+p.name, 25); err != nil {
 			return nil, e.interpretError(err, "emptying a partition of entries")
 		}
 		deleted, err = e.deleteTreesAtOnce(ctx, roots)
@@ -247,6 +245,37 @@ func (e executor) EntryPartitionPrune(ctx context.Context, now time.Time) (delet
 		return deleted, nil
 	}
 	return deleted, nil
+}
+
+// withShortLock runs statement, which takes a table lock, waiting at most
+// 200 ms for it each time and trying up to tries times: a statement that
+// waits for a lock holds up every later one that wants the table, so it
+// must not wait long behind a slow reader. It returns the last error.
+func (e executor) withShortLock(ctx context.Context, statement string, tries int) error {
+	var err error
+	for range tries {
+		if _, err = e.exec(ctx, `SAVEPOINT short_lock`); err != nil {
+			return err
+		}
+		if _, err = e.exec(ctx, `SET LOCAL lock_timeout = '200ms'`); err != nil {
+			return err
+		}
+		_, err = e.exec(ctx, statement)
+		if err == nil {
+			_, err = e.exec(ctx, `RELEASE SAVEPOINT short_lock`)
+			if err == nil {
+				_, err = e.exec(ctx, `SET LOCAL lock_timeout TO DEFAULT`)
+			}
+			return err
+		}
+		if e.d.IsLockTimeout == nil || !e.d.IsLockTimeout(err) {
+			return err
+		}
+		if _, rollbackErr := e.exec(ctx, `ROLLBACK TO SAVEPOINT short_lock`); rollbackErr != nil {
+			return rollbackErr
+		}
+	}
+	return err
 }
 
 // partitionDue locks the sessions of partition p and the roots of their
