@@ -44,7 +44,7 @@ func (h *Hook) Status(ctx context.Context, wd string) Status {
 	case h.cfg.Project != "":
 		st.ProjectFrom = "LOGBOOK_PROJECT"
 	case g.TopLevel != "":
-		st.ProjectFrom = "the name of the git folder " + g.TopLevel + " (LOGBOOK_PROJECT overrides it)"
+		st.ProjectFrom = "the name of the git folder " + g.TopLevel + "; LOGBOOK_PROJECT overrides it"
 	default:
 		st.ProjectFrom = "the token's project: " + wd + " is in no git folder and LOGBOOK_PROJECT is not set"
 	}
