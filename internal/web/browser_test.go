@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/service"
 )
 
 // The browser tests drive Debian's chromium, headless, through the UI as a
@@ -405,6 +409,33 @@ func TestBrowser(t *testing.T) {
 		pics.save("search.png", screenshot(t, ctx, true))
 	})
 
+	t.Run("Alerts", func(t *testing.T) {
+		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+		defer hook.Close()
+		if _, err := b.svc.AddAlertRule(b.ctx, b.admin, "demo", service.AlertRuleBody{Name: "failures", Kind: logbook.AlertSessionFailed,
+			WebhookURL: hook.URL + "/services/T000/B000/SECRET", Format: logbook.AlertSlack}); err != nil {
+			t.Fatal(err)
+		}
+		failing := b.start(t, "alerting", service.StartParams{Harness: "codex", Fields: logbook.SessionFields{Goal: ptr("Rotate the signing keys")}})
+		b.end(t, failing.ID, service.EndParams{Outcome: logbook.OutcomeFailed, Result: "the vault was sealed"})
+		if _, err := b.svc.DeliverDue(b.ctx); err != nil {
+			t.Fatal(err)
+		}
+		// From the top bar's tab.
+		within(t, ctx, 15*time.Second, chromedp.Navigate(url("/sessions")), chromedp.Click(chromedp.CSS(`nav.nav a[href^="/alerts"]`)))
+		waitFor(t, ctx, "the alerts page", `location.pathname === "/alerts" && document.querySelectorAll("#alert-log li.alert").length === 1`)
+		alert := eval[string](t, ctx, `document.querySelector("#alert-log li.alert").innerText`)
+		for _, want := range []string{"delivered", "session failed", "Rotate the signing keys", "the vault was sealed", "attempt 1", "HTTP 204"} {
+			if !strings.Contains(alert, want) {
+				t.Errorf("the alert lacks %q: %s", want, alert)
+			}
+		}
+		if rules := eval[string](t, ctx, `document.querySelector("table.alert-rules").innerText`); !strings.Contains(rules, "failures") || strings.Contains(rules, "SECRET") {
+			t.Errorf("the rules as shown: %s", rules)
+		}
+		pics.save("alerts.png", screenshot(t, ctx, true))
+	})
+
 	t.Run("PhoneWidth", func(t *testing.T) {
 		within(t, ctx, 15*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
 		for _, p := range []struct{ name, path, ready string }{
@@ -412,6 +443,7 @@ func TestBrowser(t *testing.T) {
 			{"session-phone.png", "/sessions/" + main.ID, "#timeline"},
 			{"dashboard-phone.png", "/", "svg.chart"},
 			{"search-phone.png", "/search?q=clock", ".search-result"},
+			{"alerts-phone.png", "/alerts", "#alert-log"},
 		} {
 			within(t, ctx, 15*time.Second, chromedp.Navigate(url(p.path)), chromedp.WaitVisible(chromedp.CSS(p.ready)))
 			if w := eval[int](t, ctx, "document.documentElement.scrollWidth"); w > 390 {
