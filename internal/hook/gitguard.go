@@ -176,7 +176,7 @@ func GitHooksDir(ctx context.Context, dir string) (string, error) {
 	if !filepath.IsAbs(hooks) {
 		hooks = filepath.Join(dir, hooks)
 	}
-	return hooks, nil
+	return filepath.Abs(hooks)
 }
 
 // preCommitScript is logbook's pre-commit hook for the logbook binary at
