@@ -359,6 +359,21 @@ func sendREST(t *testing.T, w *world, all []secret, text string) {
 		}
 		w.call(t, bob.Token, "POST", "/v1/notes", map[string]any{"issue": s.carrier, "text": text}, nil)
 
+		// A message carrying the secret, to bob's session, taken into it
+		// (recorded in its transcript) and answered in its thread.
+		var msg struct {
+			ID string `json:"id"`
+		}
+		w.call(t, w.token, "POST", "/v1/messages", map[string]any{"to_session": other.ID, "from_session": sess.ID, "text": text}, &msg, http.StatusCreated)
+		var given struct {
+			Messages []json.RawMessage `json:"messages"`
+		}
+		w.call(t, bob.Token, "POST", "/v1/sessions/"+other.ID+"/inbox", nil, &given)
+		if len(given.Messages) != 1 {
+			t.Errorf("%s: bob's session was given %d messages, want 1", s.kind, len(given.Messages))
+		}
+		w.call(t, bob.Token, "POST", "/v1/messages", map[string]any{"reply_to": msg.ID, "text": text}, nil, http.StatusCreated)
+
 		// An agent named with the secret, its tasks, its rotation.
 		agent := "/v1/agents/" + url.PathEscape("agent "+s.name())
 		w.call(t, w.token, "POST", agent+"/session", nil, nil)
