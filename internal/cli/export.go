@@ -28,7 +28,8 @@ func exportCmd(ctx context.Context, env Env, args []string) int {
 Writes everything the database recorded, or one project's, as JSON Lines:
 projects with their command policy and retention, sessions with every
 field, entries (superseded ones too), plans, touched files, links, claims
-(released ones too), agents, their tasks and rotations, messages. It reads one
+(released ones too), agents, their tasks and rotations, messages, alert
+rules (with their webhook secrets) and alerts. It reads one
 snapshot while logbook serve keeps running and writing. Restore it into
 another database, SQLite or PostgreSQL, with logbook import logbook FILE.
 

@@ -100,6 +100,8 @@ func seedLedger(t *testing.T, svc *service.Service) (sessions []string, commit s
 		must(err)
 		_, err = alice.Compact(ctx, sess.ID, []logbook.Entry{{Kind: logbook.KindSummary, Text: "summary: the race is in the session cache"}})
 		must(err)
+		_, err = svc.For(admin).AddAlertRule(ctx, project, ledger.AlertRuleBody{Name: "failures", Kind: logbook.AlertSessionFailed, WebhookURL: "http://127.0.0.1:9/hook"})
+		must(err)
 		_, err = alice.EndSession(ctx, sess.ID, ledger.EndParams{Outcome: logbook.OutcomeFailed, Result: "could not reproduce", Blocker: logbook.BlockerToolError})
 		must(err)
 
@@ -156,6 +158,8 @@ func apiAnswers(t *testing.T, env Env, db string, sessions []string, commit stri
 			"/v1/agents/engineer-1?project="+project,
 			"/v1/agents/engineer-1/tasks?project="+project,
 			"/v1/tasks/T-1?project="+project,
+			"/v1/projects/"+project+"/alert_rules",
+			"/v1/projects/"+project+"/alerts",
 			"/v1/messages?project="+project+"&agent=engineer-1",
 			"/v1/messages?project="+project+"&actor=bob",
 		)
@@ -247,7 +251,7 @@ func TestExportRoundTrip(t *testing.T) {
 			t.Errorf("%s differs from the first export:\n%s", filepath.Base(path), firstDifference(want, got))
 		}
 	}
-	for _, table := range []string{"projects", "sessions", "entries", "plan_steps", "touches", "links", "claims", "agents", "agent_tasks", "task_sessions", "agent_rotations", "messages"} {
+	for _, table := range []string{"projects", "sessions", "entries", "plan_steps", "touches", "links", "claims", "agents", "agent_tasks", "task_sessions", "agent_rotations", "messages", "alert_rules", "alerts"} {
 		if !strings.Contains(strings.Join(want, "\n"), `{"type":"`+table+`"`) {
 			t.Errorf("the export holds no %s", table)
 		}

@@ -62,6 +62,12 @@ var exportTables = []exportTable{
 	{name: "task_sessions", key: []string{"project", "task_id", "session_id"}, project: "project = $1"},
 	{name: "agent_rotations", project: "project = $1"},
 	{name: "messages", key: []string{"id"}, project: "project = $1"},
+	// Alert rules keep their webhook secret, so receivers verify what the
+	// restored database sends as they did; a pending alert is delivered
+	// by the server that runs on the restored database.
+	{name: "alert_rules", key: []string{"id"}, project: "project = $1"},
+	{name: "alerts", key: []string{"id"}, project: "project = $1"},
+	{name: "alert_attempts", key: []string{"alert_id", "n"}, project: "alert_id IN (SELECT id FROM alerts WHERE project = $1)"},
 }
 
 // notExported are the tables an export leaves out, and why. Every table
