@@ -62,6 +62,7 @@ func commands() []command {
 		{"prune", "delete ended sessions older than a cutoff, in small batches", prune},
 		{"retention", "show or set how long a project keeps ended sessions and their tool output", retention},
 		{"alerts", "a project's alert rules and the alerts they posted to webhooks: list, add, rm, test, log", alerts},
+		{"prices", "show the prices a project's model calls are costed at, or set its own", prices},
 		{"bench", "measure: realistic agent load, the raw engine, read paths", benchCmd},
 		{"version", "print logbook's version and the commit it was built from (also --version)", version},
 	}

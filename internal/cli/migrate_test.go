@@ -56,7 +56,10 @@ func TestMigrateCountsStats(t *testing.T) {
 	}
 	for _, stmt := range []string{`DROP TABLE session_stats_days`, `DROP TABLE session_stats_quarters`, `DROP TABLE session_stats_backfill`,
 		`DROP TABLE touch_stats_days`, `DROP TABLE session_stats_dimension_days`, `DROP INDEX sessions_project_active`,
-		`DELETE FROM schema_migrations WHERE version IN (14, 16, 18, 19)`} {
+		`ALTER TABLE entries DROP COLUMN cache_read_tokens`, `ALTER TABLE entries DROP COLUMN cache_write_tokens`,
+		`ALTER TABLE entries DROP COLUMN usage_model`, `ALTER TABLE entries DROP COLUMN cost_micros`,
+		`ALTER TABLE sessions DROP COLUMN cost_micros`, `ALTER TABLE projects DROP COLUMN prices`,
+		`DELETE FROM schema_migrations WHERE version IN (14, 16, 18, 19, 22)`} {
 		if _, err := st.DB().ExecContext(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}

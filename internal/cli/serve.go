@@ -89,7 +89,7 @@ Flags:
 	}
 	collectLessOften(env)
 	counted := metrics.New()
-	svc := service.New(st, service.Options{IdleWindow: *idle, PriorWindow: *window, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event, Removed: counted.Removed, AlertAttempted: counted.AlertAttempt,
+	svc := service.New(st, service.Options{IdleWindow: *idle, PriorWindow: *window, SessionTimeout: *timeout, Logger: log, AuthCacheTTL: *authCache, Committed: counted.Event, Removed: counted.Removed, AlertAttempted: counted.AlertAttempt, Costed: counted.Cost,
 		RateLimit: *rate, RateBurst: *burst, MaxStreams: *streams})
 
 	mux := http.NewServeMux()

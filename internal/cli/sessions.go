@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -222,7 +223,8 @@ func printTranscript(w io.Writer, v ledger.SessionView) {
 	if s.Result != "" {
 		fmt.Fprintf(w, "result: %s\n", s.Result)
 	}
-	fmt.Fprintf(w, "%d entries, %d messages, %d tool calls, %d in / %d out tokens\n\n", s.EntryCount, s.MessageCount, s.ToolCallCount, s.InputTokens, s.OutputTokens)
+	fmt.Fprintf(w, "%d entries, %d messages, %d tool calls, %d in / %d out tokens, cost %s\n\n", s.EntryCount, s.MessageCount, s.ToolCallCount,
+		s.InputTokens, s.OutputTokens, logbook.FormatUSD(s.CostMicros))
 	for _, e := range v.Entries {
 		mark := ""
 		if e.Superseded {
@@ -271,11 +273,12 @@ func sessionsStats(ctx context.Context, env Env, args []string) int {
 	then := fs.String("then", "", "and within each group by another of them (--by day --then outcome)")
 	tz := fs.String("tz", "", "the time zone of days, an IANA name like Europe/Berlin (default UTC)")
 	since := fs.String("since", "30d", "sessions started since: RFC 3339 or a duration back (7d)")
+	topLevel := fs.Bool("top-level", false, "count only sessions with no parent, not subagents")
 	asJSON := fs.Bool("json", false, "print the API's JSON")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
-	q := url.Values{"project": {*srv.project}, "by": {*by}, "since": {*since}, "then": {*then}, "tz": {*tz}}
+	q := url.Values{"project": {*srv.project}, "by": {*by}, "since": {*since}, "then": {*then}, "tz": {*tz}, "top_level": {strconv.FormatBool(*topLevel)}}
 	params, err := ledger.ParseStatsParams(q, time.Now())
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "logbook: --%v\n", err)
@@ -294,14 +297,15 @@ func sessionsStats(ctx context.Context, env Env, args []string) int {
 	if *then != "" {
 		header += "\t" + strings.ToUpper(*then)
 	}
-	fmt.Fprintf(tw, "%s\tSESSIONS\t\tTOTAL TIME\tTOOL CALLS\tTOKENS IN/OUT\n", header)
+	fmt.Fprintf(tw, "%s\tSESSIONS\t\tTOTAL TIME\tTOOL CALLS\tTOKENS IN/OUT\tCOST\n", header)
 	for _, g := range groups {
 		bar := strings.Repeat("█", int(g.Sessions*30/most))
 		key := dash(g.Key)
 		if *then != "" {
 			key += "\t" + dash(g.Then)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d/%d\n", key, g.Sessions, bar, time.Duration(g.DurationSeconds)*time.Second, g.ToolCalls, g.InputTokens, g.OutputTokens)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d/%d\t%s\n", key, g.Sessions, bar, time.Duration(g.DurationSeconds)*time.Second, g.ToolCalls,
+			g.InputTokens, g.OutputTokens, logbook.FormatUSD(g.CostMicros))
 	}
 	tw.Flush()
 	return 0

@@ -50,13 +50,15 @@ func TestSessionsCommands(t *testing.T) {
 	}
 	alice := service.Caller{Actor: "alice", Project: "demo"}
 	goal := "Fix the flaky login test"
+	reportedCost := 0.42
 	subject := "auth"
 	s, _, _ := svc.StartSession(ctx, alice, service.StartParams{Harness: "claude-code", Fields: logbook.SessionFields{Goal: &goal, Subject: &subject}})
 	_, _ = svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{
 		{Kind: logbook.KindPrompt, Text: "the login test fails one run in five"},
 		{Kind: logbook.KindToolCall, Tool: "Bash", ToolCallID: "t1", Payload: []byte(`{"command":"go test ./auth"}`)},
 		{Kind: logbook.KindToolResult, ToolCallID: "t1", Text: "FAIL: TestLogin"},
-		{Kind: logbook.KindMessage, Role: "assistant", Text: "It shares a clock with another test."},
+		{Kind: logbook.KindMessage, Role: "assistant", Text: "It shares a clock with another test.",
+			Usage: &logbook.Usage{InputTokens: 1000, OutputTokens: 100, CostUSD: &reportedCost}},
 	}})
 	_, _ = svc.AddNote(ctx, service.Caller{Actor: "bob", Project: "demo"}, service.NoteParams{Subject: "auth", Text: "login is down in staging"})
 	_, _, _ = svc.Claim(ctx, alice, service.ClaimParams{SessionID: s.ID, Subject: "src/auth/"})
@@ -84,7 +86,7 @@ func TestSessionsCommands(t *testing.T) {
 		t.Errorf("sessions list --json --harness codex: %s", out)
 	}
 	show := run("sessions", "show", s.ID)
-	for _, want := range []string{goal, "PROMPT", "the login test fails", "→ Bash", "go test ./auth", "← result", "FAIL: TestLogin", "ASSISTANT", "NOTE from bob"} {
+	for _, want := range []string{goal, "1000 in / 100 out tokens, cost $0.42", "PROMPT", "the login test fails", "→ Bash", "go test ./auth", "← result", "FAIL: TestLogin", "ASSISTANT", "NOTE from bob"} {
 		if !strings.Contains(show, want) {
 			t.Errorf("sessions show lacks %q:\n%s", want, show)
 		}
@@ -94,7 +96,8 @@ func TestSessionsCommands(t *testing.T) {
 		t.Errorf("sessions stats --by blocker:\n%s", stats)
 	}
 	stats = run("sessions", "stats", "--by", "harness", "--then", "outcome", "--tz", "Asia/Kolkata")
-	if !regexp.MustCompile(`HARNESS +OUTCOME +SESSIONS`).MatchString(stats) || !regexp.MustCompile(`\ncodex +failed +1 `).MatchString(stats) {
+	if !regexp.MustCompile(`HARNESS +OUTCOME +SESSIONS.* COST\n`).MatchString(stats) || !regexp.MustCompile(`\ncodex +failed +1 `).MatchString(stats) ||
+		!regexp.MustCompile(`\nclaude-code +- +1 .* 1000/100 +\$0\.42\n`).MatchString(stats) {
 		t.Errorf("sessions stats --by harness --then outcome:\n%s", stats)
 	}
 	found := run("search", "login", "test")
@@ -118,6 +121,13 @@ func TestSessionsCommands(t *testing.T) {
 	if code := cli.Run(ctx, env(io.Discard, &errOut, vars), []string{"search", "--kind", "memo", "login"}); code != 1 || !strings.Contains(errOut.String(), "kind") {
 		t.Errorf("search --kind memo: exit %d, %s", code, errOut.String())
 	}
+	if out := run("prices"); !regexp.MustCompile(`\nclaude-sonnet-4-5 +3 +15 +0\.3 +3\.75 +https://`).MatchString(out) {
+		t.Errorf("prices: %s", out)
+	}
+	errOut.Reset()
+	if code := cli.Run(ctx, env(io.Discard, &errOut, vars), []string{"prices", "--set", "in-house=1,2,0.1,1.25"}); code != 1 || !strings.Contains(errOut.String(), "only the admin") {
+		t.Errorf("prices set by alice: exit %d, %s", code, errOut.String())
+	}
 	if out := run("retention"); !strings.Contains(out, "project demo keeps an ended session for ever, and its tool output and large payloads for ever") {
 		t.Errorf("retention: %s", out)
 	}
@@ -129,6 +139,17 @@ func TestSessionsCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	adminVars := map[string]string{"LOGBOOK_URL": srv.URL, "LOGBOOK_TOKEN": "cli-test-admin-token", "LOGBOOK_PROJECT": "demo"}
+	var pricesOut bytes.Buffer
+	if code := cli.Run(ctx, env(&pricesOut, io.Discard, adminVars), []string{"prices", "--set", "in-house=1,2,0.1,1.25", "--set", "claude-sonnet-4-5=2.7,13.5,0.27,3.375"}); code != 0 ||
+		!regexp.MustCompile(`\nin-house +1 +2 +0\.1 +1\.25 +project\n`).MatchString(pricesOut.String()) ||
+		!regexp.MustCompile(`\nclaude-sonnet-4-5 +2\.7 +13\.5 +0\.27 +3\.375 +project\n`).MatchString(pricesOut.String()) {
+		t.Errorf("prices --set by the admin: exit %d\n%s", code, pricesOut.String())
+	}
+	pricesOut.Reset()
+	if code := cli.Run(ctx, env(&pricesOut, io.Discard, adminVars), []string{"prices", "--drop", "claude-sonnet-4-5", "--json"}); code != 0 ||
+		!strings.Contains(pricesOut.String(), `"own":{"in-house":{"input":1,"output":2,"cache_read":0.1,"cache_write":1.25}}`) {
+		t.Errorf("prices --drop: exit %d\n%s", code, pricesOut.String())
+	}
 	var setOut bytes.Buffer
 	errOut.Reset()
 	if code := cli.Run(ctx, env(&setOut, &errOut, adminVars), []string{"retention", "--sessions-days", "90", "--payloads-days", "30"}); code != 0 ||

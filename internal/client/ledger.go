@@ -415,6 +415,21 @@ func (l httpLedger) Alerts(ctx context.Context, p ledger.AlertsParams) ([]logboo
 	return res.Alerts, err
 }
 
+func (l httpLedger) Prices(ctx context.Context, project string) (ledger.Prices, error) {
+	var res ledger.Prices
+	_, err := l.call(ctx, http.MethodGet, "/v1/projects/"+url.PathEscape(project)+"/prices", nil, &res)
+	return res, err
+}
+
+func (l httpLedger) SetPrices(ctx context.Context, project string, own map[string]logbook.Price) (ledger.Prices, error) {
+	if own == nil {
+		own = map[string]logbook.Price{}
+	}
+	var res ledger.Prices
+	_, err := l.call(ctx, http.MethodPut, "/v1/projects/"+url.PathEscape(project)+"/prices", ledger.PricesBody{Models: own}, &res)
+	return res, err
+}
+
 func (l httpLedger) EnsureAgentSession(ctx context.Context, project, agent string) (logbook.Session, bool, error) {
 	var sess logbook.Session
 	status, err := l.call(ctx, http.MethodPost, agentPath(project, agent, "/session"), nil, &sess)

@@ -116,7 +116,7 @@ func (h *handler) routes() []route {
 		{"GET /v1/sessions/{id}/tool_calls", h.toolCalls, "The session's tool calls for audit: input, result, status, duration", []string{"tool", "since", "cursor", "limit"}, nil, ledger.ToolCallPage{}},
 		{"GET /v1/tool_calls", h.toolCalls, "Tool calls across a project, newest first", []string{"project", "session", "tool", "since", "cursor", "limit"}, nil, ledger.ToolCallPage{}},
 		{"GET /v1/commits/{sha}/sessions", h.sessionsByCommit, "The sessions that ran at or made a commit", []string{"project"}, nil, ledger.SessionsAnswer{}},
-		{"GET /v1/stats", h.stats, "Counts, durations, tool calls and tokens of the sessions started since a time, by outcome, blocker, harness, agent, actor, model or day (UTC days unless tz names a zone)", []string{"project", "since", "by", "then", "tz"}, nil, ledger.StatsAnswer{}},
+		{"GET /v1/stats", h.stats, "Counts, durations, tool calls, tokens and cost (micro-dollars) of the sessions started since a time, by outcome, blocker, harness, agent, actor, model or day (UTC days unless tz names a zone); top_level=true leaves subagents out", []string{"project", "since", "by", "then", "tz", "top_level"}, nil, ledger.StatsAnswer{}},
 
 		{"POST /v1/claims", h.claim, "Claim a subject for a session (201; 200 renewing your own; 409 naming the holder)", nil, ledger.ClaimParams{}, logbook.Claim{}},
 		{"GET /v1/claims", h.listClaims, "Active claims; with subject, who holds it or a folder above it", []string{"project", "subject", "session_id"}, nil, ledger.ClaimsAnswer{}},
@@ -135,6 +135,8 @@ func (h *handler) routes() []route {
 		{"DELETE /v1/projects/{project}/alert_rules/{id}", h.deleteAlertRule, "Delete an alert rule with its alerts (admin only)", nil, nil, logbook.AlertRule{}},
 		{"POST /v1/projects/{project}/alert_rules/{id}/test", h.testAlertRule, "Post a sample alert to the rule's webhook now: its status code, or what went wrong (admin only)", nil, nil, logbook.AlertAttempt{}},
 		{"GET /v1/projects/{project}/alerts", h.listAlerts, "The project's alerts, newest first, with their delivery and its log of attempts", []string{"rule", "limit"}, nil, ledger.AlertsAnswer{}},
+		{"GET /v1/projects/{project}/prices", h.getPrices, "The prices, in US dollars per million tokens, the project's model calls are costed at: the built-in table (dated, each price with its source) with the project's own", nil, nil, ledger.Prices{}},
+		{"PUT /v1/projects/{project}/prices", h.setPrices, "Replace the project's own prices (admin only); they cost the calls recorded from then on, recorded costs stay", nil, ledger.PricesBody{}, ledger.Prices{}},
 
 		{"POST /v1/agents/{agent}/session", h.ensureAgentSession, "The agent's current session, made when it has none", []string{"project"}, nil, logbook.Session{}},
 		{"POST /v1/agents/{agent}/rotate", h.rotateAgent, "Start the agent's next session; its tasks move to it", nil, ledger.RotateBody{}, ledger.Rotation{}},

@@ -148,6 +148,9 @@ func authzRoutes() []authzRoute {
 		{"POST /v1/projects/{project}/alert_rules/{id}/test", func(f authzFixture) string { return "/v1/projects/demo/alert_rules/" + f.alertRule + "/test" }, none,
 			[callers]int{401, 403, 403, 403, 200}},
 		{"GET /v1/projects/{project}/alerts", static("/v1/projects/demo/alerts"), none, readProject},
+		{"GET /v1/projects/{project}/prices", static("/v1/projects/demo/prices"), none, readProject},
+		{"PUT /v1/projects/{project}/prices", static("/v1/projects/demo/prices"), static(`{"models":{"in-house":{"input":1,"output":2,"cache_read":0.1,"cache_write":1.25}}}`),
+			[callers]int{401, 403, 403, 403, 200}},
 
 		// An agent belongs to the project, and every token of the project
 		// may read it; but its session belongs to the actor that started

@@ -317,3 +317,47 @@ func TestAlertRuleBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestPricesBadInput: prices that cannot be read are a 400 saying what to
+// fix, and nothing changes; prices set read back, beside the built-in
+// table's, and cost the calls recorded afterwards.
+func TestPricesBadInput(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, e testdb.Engine) {
+		t.Parallel()
+		c := newServer(t, e)
+		alice := c.token("demo", "alice")
+		for _, tc := range []struct{ body, field, says string }{
+			{`{"models":{"m":{"input":-1}}}`, "models.m.input", "US dollars per million tokens"},
+			{`{"models":{"m":{"output":20000}}}`, "models.m.output", "10000"},
+			{`{"models":{"":{"input":1}}}`, "models", "model name"},
+			{`{"model":{"m":{"input":1}}}`, "", "model"},
+			{`{"models":{"m":{"input":"3$"}}}`, "", "input"},
+			{`{}`, "", "models is missing"},
+		} {
+			r := c.do("PUT", "/v1/projects/demo/prices", adminToken, tc.body)
+			r.problem(t, 400, tc.field)
+			if !strings.Contains(r.raw, tc.says) {
+				t.Errorf("PUT prices %s: the problem does not say %q: %s", tc.body, tc.says, r.raw)
+			}
+		}
+		r := c.do("GET", "/v1/projects/demo/prices", alice, nil).expect(t, 200)
+		if own, _ := r.body["own"].(map[string]any); len(own) != 0 || r.body["date"] == "" {
+			t.Errorf("prices after bad requests: %s", r.raw)
+		}
+		c.do("PUT", "/v1/projects/demo/prices", adminToken, `{"models":{"in-house-7b":{"input":0.5,"output":1,"cache_read":0,"cache_write":0}}}`).expect(t, 200)
+		r = c.do("GET", "/v1/projects/demo/prices", alice, nil).expect(t, 200)
+		models, _ := r.body["models"].(map[string]any)
+		own, _ := models["in-house-7b"].(map[string]any)
+		sonnet, _ := models["claude-sonnet-4-5"].(map[string]any)
+		if own["input"] != 0.5 || own["source"] != "project" || sonnet["input"] != float64(3) {
+			t.Errorf("prices read back: %s", r.raw)
+		}
+		s := c.do("POST", "/v1/sessions", alice, `{"project":"demo","harness":"h","model":"in-house-7b"}`).expect(t, 201)
+		id, _ := s.body["id"].(string)
+		c.do("POST", "/v1/sessions/"+id+"/entries", alice, `{"entries":[{"kind":"note","text":"call","usage":{"input_tokens":2000000,"output_tokens":1000000}}]}`).expect(t, 200)
+		got := c.do("GET", "/v1/sessions/"+id, alice, nil).expect(t, 200)
+		if sess, _ := got.body["session"].(map[string]any); sess["cost_micros"] != float64(2_000_000) {
+			t.Errorf("a session priced by the project's own price: %s", got.raw)
+		}
+	})
+}

@@ -166,7 +166,7 @@ func queryParameter(name string) map[string]any {
 	switch name {
 	case "limit", "after_seq", "min_tool_calls":
 		param["schema"] = map[string]any{"type": "integer", "minimum": 0}
-	case "all", "force", "subagents":
+	case "all", "force", "subagents", "top_level":
 		param["schema"] = map[string]any{"type": "boolean"}
 	case "since", "until":
 		param["description"] = "A time: " + strings.TrimPrefix(logbook.TimeHint, "write ") + "."

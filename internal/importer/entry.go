@@ -32,7 +32,8 @@ func toEntry(e *transcript.Entry) logbook.Entry {
 		out.Payload, _ = json.Marshal(logbook.Clip(string(out.Payload), logbook.MaxEntryText))
 	}
 	if e.InputTokens != 0 || e.OutputTokens != 0 {
-		out.Usage = &logbook.Usage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
+		out.Usage = &logbook.Usage{InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
+			CacheReadTokens: e.CacheReadTokens, CacheWriteTokens: e.CacheWriteTokens, Model: e.Model}
 	}
 	return out
 }

@@ -112,6 +112,11 @@ type Ledger interface {
 	Retention(ctx context.Context, project string) (logbook.Retention, error)
 	// SetRetention sets it (the admin only).
 	SetRetention(ctx context.Context, project string, r logbook.Retention) (logbook.Retention, error)
+	// Prices returns the prices the project's model calls are costed at.
+	Prices(ctx context.Context, project string) (Prices, error)
+	// SetPrices replaces the project's own prices (the admin only): they
+	// price the calls recorded from then on; recorded costs stay.
+	SetPrices(ctx context.Context, project string, own map[string]logbook.Price) (Prices, error)
 
 	// AlertRules lists the project's alert rules, their webhook URLs
 	// masked and without their secrets.

@@ -210,6 +210,9 @@ func (p StatsParams) Values() url.Values {
 	if p.Zone != nil && p.Zone != time.UTC {
 		q.Set("tz", p.Zone.String())
 	}
+	if p.TopLevel {
+		q.Set("top_level", "true")
+	}
 	return q
 }
 
@@ -223,7 +226,12 @@ func ParseStatsParams(q url.Values, now time.Time) (StatsParams, error) {
 	if err != nil {
 		return StatsParams{}, err
 	}
-	return StatsParams{Project: q.Get("project"), Since: since, By: logbook.StatsBy(q.Get("by")), Then: logbook.StatsBy(q.Get("then")), Zone: zone}, nil
+	topLevel, err := QueryBool(q, "top_level")
+	if err != nil {
+		return StatsParams{}, err
+	}
+	return StatsParams{Project: q.Get("project"), Since: since, By: logbook.StatsBy(q.Get("by")), Then: logbook.StatsBy(q.Get("then")), Zone: zone,
+		TopLevel: topLevel}, nil
 }
 
 // Values writes p as the query of GET /v1/claims.

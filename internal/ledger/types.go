@@ -252,6 +252,9 @@ type StatsParams struct {
 	Then    logbook.StatsBy // optional second grouping within By, e.g. by day then outcome
 	// Zone is where days begin and end, for grouping by day; nil is UTC.
 	Zone *time.Location
+	// TopLevel counts only sessions with no parent (the dashboard's
+	// default), leaving the subagents out.
+	TopLevel bool
 }
 
 // StatsAnswer is the answer of GET /v1/stats.
@@ -356,6 +359,24 @@ type AlertsParams struct {
 // AlertsAnswer is the answer of GET /v1/projects/{project}/alerts.
 type AlertsAnswer struct {
 	Alerts []logbook.Alert `json:"alerts"`
+}
+
+// Prices is a project's price table, the answer of GET and PUT
+// /v1/projects/{project}/prices: the prices its model calls are costed
+// at (the built-in table read on Date, with the project's own), and the
+// project's own apart.
+type Prices struct {
+	Project string                   `json:"project"`
+	Date    string                   `json:"date"`
+	Models  map[string]logbook.Price `json:"models"`
+	Own     map[string]logbook.Price `json:"own"`
+}
+
+// PricesBody is the body of PUT /v1/projects/{project}/prices: the
+// project's own prices by model name, replacing those it had ({} drops
+// them all).
+type PricesBody struct {
+	Models map[string]logbook.Price `json:"models"`
 }
 
 // RotateBody is the body of POST /v1/agents/{agent}/rotate.

@@ -64,8 +64,8 @@ type Usage struct {
 	// CostMicros is what the call cost in millionths of a US dollar, fixed
 	// when it was recorded: the harness's figure (CostUSD, or CostMicros
 	// sent as it was exported), else its tokens priced by the project's
-	// price table (0 for a model the table does not know).
-	CostMicros int64 `json:"cost_micros"`
+	// price table (0, left out, for a model the table does not know).
+	CostMicros int64 `json:"cost_micros,omitempty"`
 }
 
 // CostReported reports whether the harness said what the call cost.

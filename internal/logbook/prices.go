@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -55,7 +56,8 @@ var pricesJSON []byte
 // DefaultPrices is the price table built into logbook (prices.json):
 // Anthropic's Claude models and the OpenAI models Codex uses, with the
 // date they were read and each one's source. A project's own prices
-// (ProjectPrices) take precedence over it.
+// (WithProjectPrices) take precedence over it. Every call returns the
+// same table: read it, never change it.
 var DefaultPrices = sync.OnceValue(func() PriceTable {
 	var t PriceTable
 	if err := json.Unmarshal(pricesJSON, &t); err != nil {
@@ -180,8 +182,27 @@ func (u *Usage) SetCost(t PriceTable, sessionModel string) {
 	}
 }
 
-// USD is micro-dollars as dollars, for display.
-func USD(micros int64) float64 { return float64(micros) / 1e6 }
+// FormatUSD writes micro-dollars as dollars a person reads: $0, <$0.01,
+// $0.42, $12.50, $1,234.
+func FormatUSD(micros int64) string {
+	switch {
+	case micros == 0:
+		return "$0"
+	case micros < 5_000:
+		return "<$0.01"
+	case micros < 1_000_000_000:
+		return fmt.Sprintf("$%.2f", float64(micros)/1e6)
+	}
+	dollars := strconv.FormatInt((micros+500_000)/1_000_000, 10)
+	var b strings.Builder
+	for i, r := range dollars {
+		if i > 0 && (len(dollars)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return "$" + b.String()
+}
 
 // ValidateProjectPrices checks a project's own prices: a model name of
 // at most MaxModel characters, and valid rates.

@@ -201,6 +201,7 @@ type (
 		Result       string          `json:"result"`
 		EntryCount   int             `json:"entry_count"`
 		MessageCount int             `json:"message_count"`
+		CostMicros   int64           `json:"cost_micros"`
 	}
 	step struct {
 		N      int    `json:"n"`
@@ -210,9 +211,12 @@ type (
 	view struct {
 		Session session `json:"session"`
 		Entries []struct {
-			Seq  int    `json:"seq"`
-			Kind string `json:"kind"`
-			Text string `json:"text"`
+			Seq   int    `json:"seq"`
+			Kind  string `json:"kind"`
+			Text  string `json:"text"`
+			Usage *struct {
+				CostMicros int64 `json:"cost_micros"`
+			} `json:"usage"`
 		} `json:"entries"`
 		Plan   []step `json:"plan"`
 		Claims []struct {
@@ -360,7 +364,8 @@ func TestSessionThroughTools(t *testing.T) {
 	// Entries: a repeated key is a duplicate.
 	entries := []map[string]any{
 		{"kind": "prompt", "text": "The login test fails one run in five"},
-		{"kind": "tool_call", "tool": "Bash", "tool_call_id": "t1", "key": "t1", "payload": map[string]any{"command": "go test ./auth -count=20"}},
+		{"kind": "tool_call", "tool": "Bash", "tool_call_id": "t1", "key": "t1", "payload": map[string]any{"command": "go test ./auth -count=20"},
+			"usage": map[string]any{"input_tokens": 1000, "output_tokens": 100, "cost_usd": 0.05}},
 		{"kind": "tool_result", "tool_call_id": "t1", "key": "t1", "text": "FAIL"},
 	}
 	var rec appended
@@ -428,6 +433,8 @@ func TestSessionThroughTools(t *testing.T) {
 	ok(t, alice, "get_session", map[string]any{"session_id": sess.ID}, &got)
 	if len(got.Entries) != 2 || got.Entries[0].Kind != "prompt" || got.Entries[1].Seq != 2 {
 		t.Errorf("entries %+v, want the prompt and the tool call", got.Entries)
+	} else if u := got.Entries[1].Usage; u == nil || u.CostMicros != 50_000 || got.Session.CostMicros != 50_000 {
+		t.Errorf("the model call's cost %+v and the session's %d, want 50000 micro-dollars each", u, got.Session.CostMicros)
 	}
 	if len(got.Plan) != 3 || got.Plan[1].Status != "done" || got.Plan[2].Status != "done" {
 		t.Errorf("plan after success %+v, want every step done", got.Plan)

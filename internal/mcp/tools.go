@@ -82,7 +82,7 @@ Returns {results, next_cursor, ranked, more}, best first: each result names the 
 	add(s, ts, &sdk.Tool{Name: "list_sessions", Title: "List sessions", Annotations: readOnly(), Description: `List a project's sessions, most recently seen first, with their outcome, blocker and counters.
 Every filter is optional and they combine. Returns {sessions, next_cursor}; pass next_cursor as cursor for the next page.`}, listSessions)
 
-	add(s, ts, &sdk.Tool{Name: "get_session", Title: "Read a session", Annotations: readOnly(), Description: `Read a session: its fields, up to 500 entries after after_seq (call again with next_after_seq to read on), its subagents, plan, links, touched files and claims.`}, getSession)
+	add(s, ts, &sdk.Tool{Name: "get_session", Title: "Read a session", Annotations: readOnly(), Description: `Read a session: its fields (cost_micros: what its model calls cost, in millionths of a US dollar), up to 500 entries after after_seq (call again with next_after_seq to read on; a model call's usage carries its cost_micros), its subagents, plan, links, touched files and claims.`}, getSession)
 
 	ts.registerMessages(s)
 }

@@ -25,6 +25,7 @@ type Metrics struct {
 	events   *prometheus.CounterVec
 	removed  *prometheus.CounterVec
 	alerts   *prometheus.CounterVec
+	cost     prometheus.Counter
 }
 
 // New makes the counters.
@@ -49,11 +50,16 @@ func New() *Metrics {
 		Name: "logbook_retention_removed_total",
 		Help: "What the projects' retention removed on this server: sessions (subagents too), their entries, and payloads (entries whose tool output or large payload was removed).",
 	}, []string{"what"})
+	m.cost = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "logbook_cost_micros_total",
+		Help: "What the model calls this server recorded cost, in millionths of a US dollar: the harness's figure, else the tokens at the project's prices.",
+	})
+
 	m.alerts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "logbook_alert_attempts_total",
 		Help: "Posts of alerts to their webhooks by this server, by what came of them: delivered (2xx), retrying (tried again later) or failed (given up).",
 	}, []string{"result"})
-	m.registry.MustRegister(m.requests, m.duration, m.events, m.removed, m.alerts,
+	m.registry.MustRegister(m.requests, m.duration, m.events, m.removed, m.alerts, m.cost,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -68,6 +74,10 @@ func (m *Metrics) Removed(what string, n int64) { m.removed.WithLabelValues(what
 // AlertAttempt counts one post of an alert by its result (wired to
 // service.Options.AlertAttempted).
 func (m *Metrics) AlertAttempt(result string) { m.alerts.WithLabelValues(result).Inc() }
+
+// Cost counts what recorded model calls cost, in micro-dollars (wired to
+// service.Options.Costed).
+func (m *Metrics) Cost(micros int64) { m.cost.Add(float64(micros)) }
 
 // Handler serves the metrics in Prometheus's text format.
 func (m *Metrics) Handler() http.Handler {

@@ -54,6 +54,8 @@ func TestCountsByRoute(t *testing.T) {
 	m.AlertAttempt("retrying")
 	m.AlertAttempt("delivered")
 	m.AlertAttempt("delivered")
+	m.Cost(1234)
+	m.Cost(5)
 	for _, path := range []string{"/stream", "/nowhere"} {
 		res, err := http.Get(server.URL + path)
 		if err != nil {
@@ -81,6 +83,7 @@ func TestCountsByRoute(t *testing.T) {
 		`logbook_retention_removed_total{what="payloads"} 42`,
 		`logbook_alert_attempts_total{result="delivered"} 2`,
 		`logbook_alert_attempts_total{result="retrying"} 1`,
+		"logbook_cost_micros_total 1239\n",
 		`go_goroutines `,
 	} {
 		if !strings.Contains(text, want) {

@@ -43,6 +43,21 @@ func (a attrMap) str(key string) string {
 	return ""
 }
 
+// decimal returns a number attribute (a double, an integer or a string
+// holding either), and whether there is one.
+func (a attrMap) decimal(key string) (float64, bool) {
+	switch v := a[key].(type) {
+	case float64:
+		return v, true
+	case int64:
+		return float64(v), true
+	case string:
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
 // num returns an integer attribute, 0 when absent.
 func (a attrMap) num(key string) int64 {
 	switch v := a[key].(type) {

@@ -144,7 +144,14 @@ func eventEntries(name string, r *logRecord, hid string) []logbook.Entry {
 		e := note("api_request", "model call: "+a.str("model"), map[string]any{
 			"model": a.str("model"), "cost_usd": a["cost_usd"], "duration_ms": a.num("duration_ms"),
 			"cache_read_tokens": a.num("cache_read_tokens"), "cache_creation_tokens": a.num("cache_creation_tokens")})
-		e.Usage = &logbook.Usage{InputTokens: max(a.num("input_tokens"), 0), OutputTokens: max(a.num("output_tokens"), 0)}
+		// Claude Code's input_tokens leaves out the cache's, which logbook
+		// counts as input (as the transcript importer does) and prices apart.
+		cacheRead, cacheWrite := max(a.num("cache_read_tokens"), 0), max(a.num("cache_creation_tokens"), 0)
+		e.Usage = &logbook.Usage{InputTokens: max(a.num("input_tokens"), 0) + cacheRead + cacheWrite, OutputTokens: max(a.num("output_tokens"), 0),
+			CacheReadTokens: cacheRead, CacheWriteTokens: cacheWrite, Model: a.str("model")}
+		if cost, ok := a.decimal("cost_usd"); ok && cost >= 0 {
+			e.Usage.CostUSD = &cost // what the call cost, as Claude Code reckoned it: recorded as it is
+		}
 		return []logbook.Entry{e}
 	case "codex.sse_event":
 		if a.str("event.kind") != "response.completed" {
@@ -157,7 +164,9 @@ func eventEntries(name string, r *logRecord, hid string) []logbook.Entry {
 		e := note("api_request", "model call: "+a.str("model"), map[string]any{
 			"model": a.str("model"), "duration_ms": a.num("duration_ms"), "cached_token_count": a.num("cached_token_count"),
 			"reasoning_token_count": a.num("reasoning_token_count")})
-		e.Usage = &logbook.Usage{InputTokens: max(in, 0), OutputTokens: max(out, 0)}
+		// input_token_count includes cached_token_count, as OpenAI counts.
+		e.Usage = &logbook.Usage{InputTokens: max(in, 0), OutputTokens: max(out, 0),
+			CacheReadTokens: min(max(a.num("cached_token_count"), 0), max(in, 0)), Model: a.str("model")}
 		return []logbook.Entry{e}
 	case "claude_code.api_error":
 		return []logbook.Entry{note("api_error", fmt.Sprintf("API error %s: %s", a.str("status_code"), a.str("error")),

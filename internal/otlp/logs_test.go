@@ -170,6 +170,9 @@ func (f *harnessFixture) sessions(t *testing.T) (list []logbook.Session, entries
 			line := string(e.Kind) + " " + e.Tool + " " + e.ToolCallID + " " + e.Text
 			if e.Usage != nil {
 				line += fmt.Sprintf(" usage=%d/%d", e.Usage.InputTokens, e.Usage.OutputTokens)
+				if e.Usage.CacheReadTokens+e.Usage.CacheWriteTokens > 0 || e.Usage.CostMicros > 0 {
+					line += fmt.Sprintf(" cache=%d/%d cost=%d", e.Usage.CacheReadTokens, e.Usage.CacheWriteTokens, e.Usage.CostMicros)
+				}
 			}
 			entries[s.HarnessSessionID] = append(entries[s.HarnessSessionID], strings.Join(strings.Fields(line), " "))
 		}
@@ -223,7 +226,7 @@ func TestClaudeCodeEventsJoinTheHooksSession(t *testing.T) {
 			want := []string{
 				"note API error 529: Overloaded",
 				"note Bash reject (user_reject)",
-				"note model call: claude-sonnet-4-5-20250929 usage=1200/80",
+				"note model call: claude-sonnet-4-5-20250929 usage=4200/80 cache=3000/0 cost=12300",
 				"prompt Why is TestLogin flaky?",
 				"tool_call Bash toolu_01",
 				"tool_call Read toolu_02",
@@ -240,7 +243,9 @@ func TestClaudeCodeEventsJoinTheHooksSession(t *testing.T) {
 				if got := strings.Join(entries[sid], "\n"); got != strings.Join(want, "\n") {
 					t.Errorf("%s: entries\n%s\nwant\n%s", when, got, strings.Join(want, "\n"))
 				}
-				if s.Harness != "claude-code" || s.HarnessSessionID != sid || s.Model != "claude-sonnet-4-5-20250929" || s.InputTokens != 1200 || s.OutputTokens != 80 {
+				if s.Harness != "claude-code" || s.HarnessSessionID != sid || s.Model != "claude-sonnet-4-5-20250929" || s.InputTokens != 4200 || s.OutputTokens != 80 ||
+					s.CostMicros != 12_300 { // Claude Code's cost_usd, not the price table's
+
 					t.Errorf("%s: session %+v", when, s)
 				}
 				return s
@@ -330,7 +335,9 @@ func TestCodexEvents(t *testing.T) {
 	list, entries := f.sessions(t)
 	want := []string{
 		"note API error 429: rate limited",
-		"note model call: gpt-5-codex usage=5400/320",
+		// Priced by the table: 1,304 fresh input tokens × $1.25/M + 4,096
+		// cached × $0.125/M + 320 output × $10/M = 1,630 + 512 + 3,200 micro-dollars.
+		"note model call: gpt-5-codex usage=5400/320 cache=4096/0 cost=5342",
 		"prompt add a --json flag",
 		"tool_call shell call_7Hq",
 		"tool_result shell call_7Hq ok example.com/cli 0.4s",

@@ -26,11 +26,14 @@ func (s *Service) AppendEntries(ctx context.Context, c Caller, id string, b Batc
 		return AppendResult{}, err
 	}
 	var result AppendResult
+	var cost int64
 	_, err = s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session, now time.Time) error {
 		var err error
+		before := sess.CostMicros
 		if result, err = appendLocked(ctx, tx, sess, b.Entries, now); err != nil {
 			return err
 		}
+		cost = sess.CostMicros - before
 		if len(touched) > 0 {
 			for i := range touched {
 				// A batch recorded after the fact says when (an import).
@@ -51,7 +54,17 @@ func (s *Service) AppendEntries(ctx context.Context, c Caller, id string, b Batc
 		}
 		return nil
 	})
+	if err == nil {
+		s.costed(cost)
+	}
 	return result, err
+}
+
+// costed tells Options.Costed what a committed batch's model calls cost.
+func (s *Service) costed(micros int64) {
+	if s.costedFunc != nil && micros > 0 {
+		s.costedFunc(micros)
+	}
 }
 
 // normalizeTouches checks and cleans what a batch says the session touched.
@@ -85,14 +98,20 @@ func (s *Service) Compact(ctx context.Context, c Caller, id string, entries []lo
 		return AppendResult{}, err
 	}
 	var result AppendResult
+	var cost int64
 	_, err := s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session, now time.Time) error {
 		if _, err := tx.EntrySupersede(ctx, id, now); err != nil {
 			return err
 		}
 		var err error
+		before := sess.CostMicros
 		result, err = appendLocked(ctx, tx, sess, entries, now)
+		cost = sess.CostMicros - before
 		return err
 	})
+	if err == nil {
+		s.costed(cost)
+	}
 	return result, err
 }
 
@@ -116,7 +135,8 @@ func normalizeEntries(entries []logbook.Entry) error {
 // appendLocked numbers and stores entries of a session whose row the
 // transaction holds, updates the session's counters and the texts its
 // title and blocker are derived from, and announces the new entries (see
-// announce). The caller writes the session row.
+// announce). The caller writes the session row. Model calls are costed
+// first (priceEntries).
 //
 // Entries whose key the session already has (a harness sending a batch
 // again) are skipped without a gap in the numbering. That is rare, so the
@@ -125,6 +145,9 @@ func normalizeEntries(entries []logbook.Entry) error {
 // back, its keys looked up and the new entries numbered again.
 func appendLocked(ctx context.Context, tx *work, sess *logbook.Session, entries []logbook.Entry, now time.Time) (AppendResult, error) {
 	result := AppendResult{LastSeq: sess.EntryCount}
+	if err := priceEntries(ctx, tx, sess, entries); err != nil {
+		return result, err
+	}
 	fresh := number(sess, entries, nil, now)
 	inserted, err := tx.EntryInsert(ctx, fresh)
 	if err != nil {
@@ -282,6 +305,7 @@ func count(sess *logbook.Session, e *logbook.Entry) {
 	if e.Usage != nil {
 		sess.InputTokens = logbook.AddTokens(sess.InputTokens, e.Usage.InputTokens)
 		sess.OutputTokens = logbook.AddTokens(sess.OutputTokens, e.Usage.OutputTokens)
+		sess.CostMicros = logbook.AddTokens(sess.CostMicros, e.Usage.CostMicros)
 	}
 	if e.Kind == logbook.KindPrompt && sess.Prompt == "" {
 		sess.Prompt = logbook.Clip(e.Text, logbook.MaxLongText)

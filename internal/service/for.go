@@ -165,6 +165,14 @@ func (l callerLedger) Retention(ctx context.Context, project string) (logbook.Re
 	return l.s.Retention(ctx, l.c, project)
 }
 
+func (l callerLedger) Prices(ctx context.Context, project string) (ledger.Prices, error) {
+	return l.s.Prices(ctx, l.c, project)
+}
+
+func (l callerLedger) SetPrices(ctx context.Context, project string, own map[string]logbook.Price) (ledger.Prices, error) {
+	return l.s.SetPrices(ctx, l.c, project, own)
+}
+
 func (l callerLedger) SetRetention(ctx context.Context, project string, r logbook.Retention) (logbook.Retention, error) {
 	return l.s.SetRetention(ctx, l.c, project, r)
 }

@@ -215,7 +215,8 @@ func (s *Service) Stats(ctx context.Context, c Caller, p StatsParams) ([]logbook
 	if p.Since.IsZero() {
 		p.Since = now.AddDate(0, 0, -30)
 	}
-	return s.store.SessionStats(ctx, store.SessionStatsParams{Project: project, Since: p.Since, By: p.By, Then: p.Then, Now: now, Zone: p.Zone})
+	return s.store.SessionStats(ctx, store.SessionStatsParams{Project: project, Since: p.Since, By: p.By, Then: p.Then, Now: now, Zone: p.Zone,
+		TopLevel: p.TopLevel})
 }
 
 // ToolCalls lists tool calls paired with their results by tool_call_id,

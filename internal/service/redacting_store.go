@@ -568,6 +568,20 @@ func (r redacting) ProjectRetentionSet(ctx context.Context, name string, ret log
 	return r.ex.ProjectRetentionSet(ctx, name, ret)
 }
 
+func (r redacting) ProjectPricesGet(ctx context.Context, name string) (map[string]logbook.Price, error) {
+	if err := r.c.clean(ctx, &name); err != nil {
+		return nil, err
+	}
+	return r.ex.ProjectPricesGet(ctx, name)
+}
+
+func (r redacting) ProjectPricesSet(ctx context.Context, name string, prices map[string]logbook.Price) error {
+	if err := r.c.clean(ctx, &name); err != nil {
+		return err
+	}
+	return r.ex.ProjectPricesSet(ctx, name, prices)
+}
+
 func (r redacting) ProjectRetentionList(ctx context.Context) ([]logbook.ProjectRetention, error) {
 	return r.ex.ProjectRetentionList(ctx)
 }

@@ -71,6 +71,10 @@ type Options struct {
 	// with AlertTimeout that follows no redirect). Tests give one that
 	// trusts their TLS receivers.
 	AlertClient *http.Client
+	// Costed, when set, is told what the model calls a committed batch of
+	// entries recorded cost, in micro-dollars (logbook.Usage.CostMicros).
+	// /metrics counts it.
+	Costed func(micros int64)
 }
 
 // Defaults for Options.
@@ -95,6 +99,7 @@ type Service struct {
 	counted func(eventType string) // Options.Committed
 	// removedFunc is Options.Removed.
 	removedFunc func(what string, n int64)
+	costedFunc  func(micros int64) // Options.Costed
 	// committer, once Run starts it, groups concurrent write transactions
 	// (on a single-writer engine: SQLite).
 	committer atomic.Pointer[committer]
@@ -120,7 +125,7 @@ func New(st store.Store, opts Options) *Service {
 	s := &Service{store: newRedactingStore(st), idle: opts.IdleWindow, prior: opts.PriorWindow, timeout: opts.SessionTimeout, nowFunc: opts.NowFunc, log: opts.Logger,
 		hub: hub{ch: make(chan struct{})}, auth: authCache{ttl: opts.AuthCacheTTL, entries: map[string]authEntry{}}, limits: newLimiter(opts),
 		counted: opts.Committed, removedFunc: opts.Removed, alertClient: opts.AlertClient, alertRaised: make(chan struct{}, 1),
-		alertAttempted: opts.AlertAttempted}
+		alertAttempted: opts.AlertAttempted, costedFunc: opts.Costed}
 	if s.alertClient == nil {
 		s.alertClient = newAlertClient()
 	}

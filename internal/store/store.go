@@ -211,6 +211,13 @@ type Executor interface {
 	// first.
 	EntryLastToolCalls(ctx context.Context, sessionID string, n int) ([]logbook.Entry, error)
 
+	// ProjectPricesGet reads the project's own prices by model name (nil
+	// when it set none). ErrNotFound when the project does not exist.
+	ProjectPricesGet(ctx context.Context, name string) (map[string]logbook.Price, error)
+	// ProjectPricesSet replaces the project's own prices (nil: none);
+	// ErrNotFound when the project does not exist.
+	ProjectPricesSet(ctx context.Context, name string, prices map[string]logbook.Price) error
+
 	// KeyEnsure stores value as the key called name unless a key of that
 	// name exists, and returns the key stored under name: the first value
 	// given, on every replica. It commits at once when called on the Store.
@@ -265,15 +272,16 @@ type Executor interface {
 	// SessionListPrior lists a project's sessions that ended partial or
 	// failed at or after Since, newest first, for goal memory.
 	SessionListPrior(ctx context.Context, p SessionListPriorParams) ([]logbook.Session, error)
-	// SessionStats groups a project's sessions (subagents too) started at
+	// SessionStats groups a project's sessions (subagents too, unless
+	// p.TopLevel) started at
 	// or after Since, by p.By and within it by p.Then, ordered by those
 	// keys (bytes; dates as YYYY-MM-DD in p.Zone). It reads the rollups the
 	// writes keep (see StatsBackfill) and the sessions of the parts of the
 	// window they cannot split: the hour Since falls in, an hour a day of
 	// p.Zone starts inside, the first day of two groupings neither of
 	// which is the day. Its answer is the one a count of every session
-	// gives. Token sums saturate at math.MaxInt64 rather than fail or
-	// wrap.
+	// gives. Token and cost sums saturate at math.MaxInt64 rather than
+	// fail or wrap.
 	SessionStats(ctx context.Context, p SessionStatsParams) ([]logbook.StatsRow, error)
 	// SessionListChildren lists the direct subagents of a session, oldest first.
 	SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error)
@@ -525,6 +533,9 @@ type SessionStatsParams struct {
 	Now time.Time
 	// Zone is where a day begins and ends for ByDay; nil is UTC.
 	Zone *time.Location
+	// TopLevel counts only the sessions with no parent, leaving out the
+	// subagents.
+	TopLevel bool
 }
 
 // ClaimListParams selects active claims of a project. Subject, when set,

@@ -176,6 +176,7 @@ type claudeGroup struct {
 	msgID    string
 	entries  []Entry
 	usage    claudeUsage
+	model    string
 	hasUsage bool
 }
 
@@ -240,11 +241,11 @@ func (p *claudeParser) message(l *claudeLine, n int) error {
 		p.stats.ignore(ReasonEmpty)
 	}
 	if assistant && m.ID != "" {
-		p.hold(st, m.ID, m.Usage, entries)
+		p.hold(st, m.ID, m.Model, m.Usage, entries)
 		return nil
 	}
 	if m.Usage != nil && len(entries) > 0 { // usage without message id: count it here
-		entries[0].InputTokens, entries[0].OutputTokens = m.Usage.input(), m.Usage.OutputTokens
+		m.Usage.setOn(&entries[0], m.Model)
 	}
 	return p.emitAll(entries)
 }
@@ -486,9 +487,12 @@ func (p *claudeParser) toolResult(st *sessionState, l *claudeLine, n, i int, b c
 }
 
 // hold adds an assistant line's entries and usage to the current response.
-func (p *claudeParser) hold(st *sessionState, msgID string, u *claudeUsage, entries []Entry) {
+func (p *claudeParser) hold(st *sessionState, msgID, model string, u *claudeUsage, entries []Entry) {
 	g := &p.group
 	g.st, g.msgID = st, msgID
+	if model != "" {
+		g.model = model
+	}
 	g.entries = append(g.entries, entries...)
 	if u != nil {
 		g.hasUsage = true
@@ -508,7 +512,7 @@ func (p *claudeParser) flush() error {
 	}
 	if g.hasUsage && !p.usageSeen[g.msgID] {
 		p.usageSeen[g.msgID] = true
-		g.entries[0].InputTokens, g.entries[0].OutputTokens = g.usage.input(), g.usage.OutputTokens
+		g.usage.setOn(&g.entries[0], g.model)
 	}
 	return p.emitAll(g.entries)
 }
@@ -541,6 +545,12 @@ func (p *claudeParser) finish() error {
 
 func (u *claudeUsage) input() int64 {
 	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+}
+
+// setOn puts the response's usage, and its model, on the entry it starts.
+func (u *claudeUsage) setOn(e *Entry, model string) {
+	e.InputTokens, e.OutputTokens = u.input(), u.OutputTokens
+	e.CacheReadTokens, e.CacheWriteTokens, e.Model = u.CacheReadInputTokens, u.CacheCreationInputTokens, model
 }
 
 // claudeBlocks reads message content: a string is one text block; an array

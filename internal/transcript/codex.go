@@ -49,8 +49,9 @@ import (
 // Usage comes from event_msg token_count events: the increase of
 // info.total_token_usage since the previous event (last_token_usage when
 // there is no total or it went down), so repeated events count nothing.
-// InputTokens is input_tokens (which includes cached_input_tokens);
-// OutputTokens is output_tokens (which includes reasoning_output_tokens).
+// InputTokens is input_tokens (which includes cached_input_tokens, also
+// given as CacheReadTokens); OutputTokens is output_tokens (which includes
+// reasoning_output_tokens).
 // Entries since the previous token_count or prompt are held back until the
 // event arrives, and its usage goes on the first assistant entry (message,
 // reasoning or tool call) among them; if there is none, it goes on the next
@@ -124,8 +125,9 @@ type codexEvent struct {
 }
 
 type codexUsage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	InputTokens       int64 `json:"input_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
 }
 
 // codexItemTypes are the response item types that old rollouts wrote bare.
@@ -377,6 +379,7 @@ func (p *codexParser) event(l *codexLine) error {
 		return err
 	}
 	p.carry.InputTokens += u.InputTokens
+	p.carry.CachedInputTokens += u.CachedInputTokens
 	p.carry.OutputTokens += u.OutputTokens
 	for i := range p.held {
 		if p.attach(&p.held[i]) {
@@ -399,8 +402,9 @@ func (p *codexParser) usageDelta(total, last *codexUsage) codexUsage {
 	if prev == nil {
 		return *total
 	}
-	d := codexUsage{InputTokens: total.InputTokens - prev.InputTokens, OutputTokens: total.OutputTokens - prev.OutputTokens}
-	if d.InputTokens < 0 || d.OutputTokens < 0 {
+	d := codexUsage{InputTokens: total.InputTokens - prev.InputTokens, CachedInputTokens: total.CachedInputTokens - prev.CachedInputTokens,
+		OutputTokens: total.OutputTokens - prev.OutputTokens}
+	if d.InputTokens < 0 || d.OutputTokens < 0 || d.CachedInputTokens < 0 {
 		if last != nil {
 			return *last
 		}
@@ -439,6 +443,7 @@ func (p *codexParser) attach(e *Entry) bool {
 		return false
 	}
 	e.InputTokens += p.carry.InputTokens
+	e.CacheReadTokens += min(p.carry.CachedInputTokens, p.carry.InputTokens)
 	e.OutputTokens += p.carry.OutputTokens
 	p.carry = codexUsage{}
 	return true

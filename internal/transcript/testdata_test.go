@@ -29,6 +29,10 @@ func TestClaudeTestdata(t *testing.T) {
 	if thinking.InputTokens != 10+100+1000 || thinking.OutputTokens != 80 {
 		t.Errorf("msg_A usage on first entry = %d/%d, want 1110/80", thinking.InputTokens, thinking.OutputTokens)
 	}
+	if thinking.CacheReadTokens != 1000 || thinking.CacheWriteTokens != 100 || thinking.Model != "claude-sonnet-4-5" {
+		t.Errorf("msg_A cache and model = %d/%d %q, want 1000 read, 100 written, claude-sonnet-4-5",
+			thinking.CacheReadTokens, thinking.CacheWriteTokens, thinking.Model)
+	}
 	if thinking.Kind != KindMessage || thinking.Role != "assistant" || string(thinking.Payload) != `{"thinking":true}` {
 		t.Errorf("thinking entry = %+v", thinking)
 	}
@@ -123,10 +127,10 @@ func TestCodexTestdata(t *testing.T) {
 	}
 	// The first token_count (line 9) covers the reasoning and the shell call;
 	// line 10 repeats it; line 16 adds 1500/70 for the rest of the turn.
-	if e := res.byKey(t, id, "line:7"); e.InputTokens != 1000 || e.OutputTokens != 50 || e.Text != "**Running tests**" {
+	if e := res.byKey(t, id, "line:7"); e.InputTokens != 1000 || e.CacheReadTokens != 800 || e.OutputTokens != 50 || e.Text != "**Running tests**" {
 		t.Errorf("reasoning = %+v", e)
 	}
-	if e := res.byKey(t, id, "call:call_2"); e.InputTokens != 1500 || e.OutputTokens != 70 ||
+	if e := res.byKey(t, id, "call:call_2"); e.InputTokens != 1500 || e.CacheReadTokens != 1000 || e.OutputTokens != 70 ||
 		e.Tool != "apply_patch" || string(e.Payload) != `"*** Begin Patch\n*** Update File: add.go\n@@\n-return a - b\n+return a + b\n*** End Patch\n"` {
 		t.Errorf("custom tool call = %+v (payload %s)", e, e.Payload)
 	}

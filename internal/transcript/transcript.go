@@ -155,6 +155,12 @@ type Entry struct {
 	// OutputTokens is the output tokens of the model response this entry
 	// starts, counted once per response like InputTokens.
 	OutputTokens int64
+	// CacheReadTokens and CacheWriteTokens are the part of InputTokens
+	// read from and written to the prompt cache, priced apart.
+	CacheReadTokens, CacheWriteTokens int64
+	// Model is the model of the response whose usage this entry carries,
+	// when the line names it (Claude Code's message.model).
+	Model string
 }
 
 // Record is one item of a parser's output: exactly one of Session and Entry

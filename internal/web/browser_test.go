@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -469,4 +471,87 @@ func TestBrowser(t *testing.T) {
 func jsString(s string) string {
 	raw, _ := json.Marshal(s)
 	return string(raw)
+}
+
+// TestBrowserDashboardCounts: on a known project, 15 sessions started of
+// which 3 still run (7 succeeded, 3 partial, 2 failed) and 2 subagents (one
+// running, one succeeded), the dashboard reads "15 started", "3 active",
+// outcomes that add up to 12, and the cost of them all, subagents
+// included; with subagents counted, 17 started and 4 active.
+func TestBrowserDashboardCounts(t *testing.T) {
+	path := chromiumPath(t)
+	b := setup(t, false)
+	token := b.token(t, "counts", "carol")
+	carol, err := b.svc.Authenticate(b.ctx, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(name, parent string) logbook.Session { return b.startAs(t, carol, name, parent) }
+	spend := func(s logbook.Session, dollars float64) {
+		t.Helper()
+		if _, err := b.svc.AppendEntries(b.ctx, carol, s.ID, service.Batch{Entries: []logbook.Entry{
+			{Kind: logbook.KindNote, Text: "model call", Usage: &logbook.Usage{InputTokens: 1000, CostUSD: &dollars}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sessions []logbook.Session
+	outcomes := map[int]logbook.Outcome{} // by index; the first 3 run on
+	for i := range 15 {
+		sessions = append(sessions, start(fmt.Sprint("s", i), ""))
+		switch {
+		case i < 3:
+		case i < 10:
+			outcomes[i] = logbook.OutcomeSuccess
+		case i < 13:
+			outcomes[i] = logbook.OutcomePartial
+		default:
+			outcomes[i] = logbook.OutcomeFailed
+		}
+	}
+	spend(sessions[0], 1.25)
+	spend(sessions[9], 0.5)
+	helper := start("helper", sessions[0].ID)
+	spend(helper, 0.25)
+	start("explorer", sessions[1].ID)
+	for i, o := range outcomes {
+		if _, err := b.svc.EndSession(b.ctx, carol, sessions[i].ID, service.EndParams{Outcome: o}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.svc.EndSession(b.ctx, carol, helper.ID, service.EndParams{Outcome: logbook.OutcomeSuccess}); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := newBrowser(t, path)
+	within(t, ctx, 15*time.Second,
+		chromedp.Navigate(b.srv.URL+"/sign-in"),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), token),
+		chromedp.Submit(chromedp.CSS("#token")),
+	)
+	waitFor(t, ctx, "the dashboard", `document.querySelector("#tile-started") !== null`)
+	tiles := func() map[string]string {
+		t.Helper()
+		return eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll(".stats .stat")].map(e => [e.id, e.querySelector(".stat-n").innerText]))`)
+	}
+	got := tiles()
+	want := map[string]string{"tile-started": "15", "tile-active": "3", "tile-success": "7", "tile-partial": "3", "tile-failed": "2", "tile-cost": "$2.00"}
+	if !maps.Equal(got, want) {
+		t.Errorf("the dashboard's tiles read %v, want %v", got, want)
+	}
+	if label := eval[string](t, ctx, `document.querySelector("#tile-started").innerText`); !strings.Contains(label, "15\nstarted") && !strings.Contains(label, "15 started") {
+		t.Errorf("the started tile reads %q", label)
+	}
+	// The chart's bar of today says the same in words.
+	if title := eval[string](t, ctx, `[...document.querySelectorAll("svg.chart .bar title")].map(e => e.textContent).join("|")`); !strings.Contains(title, "7 success, 3 partial, 2 failed, 3 not ended") {
+		t.Errorf("the outcome chart's bars: %q", title)
+	}
+
+	within(t, ctx, 15*time.Second, chromedp.Click(chromedp.CSS("#subagents-toggle")))
+	waitFor(t, ctx, "the dashboard with subagents", `location.search.includes("subagents=on") && document.querySelector("#tile-started") !== null`)
+	got = tiles()
+	want = map[string]string{"tile-started": "17", "tile-active": "4", "tile-success": "8", "tile-partial": "3", "tile-failed": "2", "tile-cost": "$2.00"}
+	if !maps.Equal(got, want) {
+		t.Errorf("with subagents the tiles read %v, want %v", got, want)
+	}
 }

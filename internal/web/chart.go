@@ -33,8 +33,10 @@ type dayOutcomes struct {
 	Counts map[logbook.Outcome]int64
 }
 
-// stackedChart is a bar per day, stacked by outcome.
+// stackedChart is a bar per day, stacked by outcome (or one series, such
+// as cost).
 type stackedChart struct {
+	Label         string // what the chart shows, for screen readers
 	Width, Height int
 	PlotTop       int // y of the top gridline
 	PlotBottom    int // y of the baseline
@@ -70,7 +72,38 @@ type legendItem struct{ Class, Label string }
 
 // outcomeChart lays out days as stacked bars.
 func outcomeChart(days []dayOutcomes) stackedChart {
-	c := stackedChart{Width: 520, Height: 200, PlotTop: 12, PlotBottom: 172, PlotLeft: 34}
+	var series []chartSeries
+	for _, s := range outcomeSeries {
+		series = append(series, chartSeries{Key: s.Outcome, Class: outcomeClass(s.Outcome), Label: s.Label,
+			Words: func(n int64) string { return fmt.Sprintf("%d %s", n, s.Label) }})
+	}
+	c := dayChart(days, series, 34, func(n int64) string { return fmt.Sprint(n) }, "no sessions")
+	c.Label = fmt.Sprintf("Sessions started per day by outcome, %d in all", c.Total)
+	return c
+}
+
+// costChart lays out what each day's sessions cost (their Counts[""],
+// in micro-dollars) as bars.
+func costChart(days []dayOutcomes) stackedChart {
+	c := dayChart(days, []chartSeries{{Key: "", Class: "fill-cost", Label: "cost", Words: logbook.FormatUSD}}, 52, logbook.FormatUSD, "$0")
+	c.Label = "Cost per day of the sessions started that day, " + logbook.FormatUSD(c.Total) + " in all"
+	return c
+}
+
+// chartSeries is one stacked part of dayChart's bars: the counts under
+// Key, coloured by Class, named by Label in the legend and by Words in a
+// bar's title.
+type chartSeries struct {
+	Key          logbook.Outcome
+	Class, Label string
+	Words        func(n int64) string
+}
+
+// dayChart lays out days as bars stacked by series, the plot starting
+// left pixels in (room for the tick labels axis writes); a day's title
+// says none when it has nothing.
+func dayChart(days []dayOutcomes, series []chartSeries, left int, axis func(int64) string, none string) stackedChart {
+	c := stackedChart{Width: 520, Height: 200, PlotTop: 12, PlotBottom: 172, PlotLeft: left}
 	var top int64
 	for _, d := range days {
 		var sum int64
@@ -85,10 +118,10 @@ func outcomeChart(days []dayOutcomes) stackedChart {
 	c.PlotHeight = plotH
 	for _, v := range []int64{0, top / 2, top} {
 		y := c.PlotBottom - int(int64(plotH)*v/top)
-		c.Ticks = append(c.Ticks, tick{Y: y, TextX: c.PlotLeft - 6, TextY: y + 4, Label: fmt.Sprint(v)})
+		c.Ticks = append(c.Ticks, tick{Y: y, TextX: c.PlotLeft - 6, TextY: y + 4, Label: axis(v)})
 	}
-	for _, s := range outcomeSeries {
-		c.Legend = append(c.Legend, legendItem{Class: outcomeClass(s.Outcome), Label: s.Label})
+	for _, s := range series {
+		c.Legend = append(c.Legend, legendItem{Class: s.Class, Label: s.Label})
 	}
 	if len(days) == 0 {
 		return c
@@ -102,18 +135,18 @@ func outcomeChart(days []dayOutcomes) stackedChart {
 		}
 		y := c.PlotBottom
 		var words []string
-		for _, s := range outcomeSeries {
-			n := d.Counts[s.Outcome]
+		for _, s := range series {
+			n := d.Counts[s.Key]
 			if n == 0 {
 				continue
 			}
 			h := int(int64(plotH) * n / top)
 			y -= h
-			bar.Segments = append(bar.Segments, segment{X: bar.X, Y: y, W: bar.W, H: h, Class: outcomeClass(s.Outcome)})
-			words = append(words, fmt.Sprintf("%d %s", n, s.Label))
+			bar.Segments = append(bar.Segments, segment{X: bar.X, Y: y, W: bar.W, H: h, Class: s.Class})
+			words = append(words, s.Words(n))
 		}
 		if len(words) == 0 {
-			words = []string{"no sessions"}
+			words = []string{none}
 		}
 		bar.Title = d.Day.Format("Mon Jan 2") + ": " + strings.Join(words, ", ")
 		c.Bars = append(c.Bars, bar)

@@ -26,11 +26,17 @@ type dashboardPage struct {
 	Files      []fileBar
 	// Totals over the chart's days, by outcome ("" for not ended): the
 	// tiles count the same sessions as the chart, those started since
-	// Since (a date, for the sessions list's links), subagents included
-	// as the statistics count them.
-	Totals map[string]int64
-	Since  string
-	Days   int
+	// Since (a date, for the sessions list's links): the sessions people
+	// and agents started, or with Subagents their subagents too.
+	Totals    map[string]int64
+	Since     string
+	Days      int
+	Subagents bool
+	// Cost is what the sessions started since Since cost, subagents
+	// included (their calls are spent all the same), in micro-dollars;
+	// Costs is it per day.
+	Cost  int64
+	Costs stackedChart
 	// Empty is true when the project has no session at all.
 	Empty bool
 	Setup setupHelp
@@ -52,7 +58,7 @@ func (h *handler) showDashboard(w http.ResponseWriter, r *http.Request, v viewer
 		return
 	}
 	ctx := r.Context()
-	data := dashboardPage{Days: chartDays, Setup: h.newSetupHelp(r, v.Project)}
+	data := dashboardPage{Days: chartDays, Setup: h.newSetupHelp(r, v.Project), Subagents: r.URL.Query().Get("subagents") == "on"}
 	active, err := h.svc.ListSessions(ctx, v.Caller, service.ListParams{Project: v.Project,
 		Filter: logbook.SessionFilter{State: logbook.StateActive}, Limit: activeShown})
 	if err != nil {
@@ -77,7 +83,8 @@ func (h *handler) showDashboard(w http.ResponseWriter, r *http.Request, v viewer
 
 // fillCharts reads the statistics behind the charts and the busiest files.
 func (h *handler) fillCharts(ctx context.Context, v viewer, data *dashboardPage) error {
-	days, err := h.dailyOutcomes(ctx, v, chartDays, time.Now())
+	now := time.Now()
+	days, err := h.dailyOutcomes(ctx, v, chartDays, now, !data.Subagents)
 	if err != nil {
 		return err
 	}
@@ -89,12 +96,19 @@ func (h *handler) fillCharts(ctx context.Context, v viewer, data *dashboardPage)
 			data.Totals[string(o)] += n
 		}
 	}
-	blockers, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: days[0].Day, By: logbook.ByBlocker})
+	costs, err := h.dailyCosts(ctx, v, days)
+	if err != nil {
+		return err
+	}
+	data.Costs = costChart(costs)
+	data.Cost = data.Costs.Total
+	blockers, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: days[0].Day, By: logbook.ByBlocker,
+		TopLevel: !data.Subagents})
 	if err != nil {
 		return err
 	}
 	data.Blockers = blockerChart(blockers, func(b string) string {
-		return v.projectURL("/sessions", with(nil, "blocker", b, "since", days[0].Day.Format(time.DateOnly)))
+		return v.projectURL("/sessions", with(nil, "blocker", b, "since", days[0].Day.Format(time.DateOnly), "subagents", onOrEmpty(data.Subagents)))
 	})
 	// The last filesDays UTC days, today's included, as the charts count days.
 	files, err := h.svc.BusiestFiles(ctx, v.Caller, v.Project, days[len(days)-filesDays].Day, 10)
@@ -119,12 +133,44 @@ func (h *handler) fillCharts(ctx context.Context, v viewer, data *dashboardPage)
 	return nil
 }
 
+// onOrEmpty is "on" for true, for a query's checkbox, and "" (left out)
+// for false.
+func onOrEmpty(b bool) string {
+	if b {
+		return "on"
+	}
+	return ""
+}
+
+// dailyCosts is what the sessions started on each of days cost (in
+// Counts[""]), subagents included, from the statistics' rollups.
+func (h *handler) dailyCosts(ctx context.Context, v viewer, days []dayOutcomes) ([]dayOutcomes, error) {
+	rows, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: days[0].Day, By: logbook.ByDay})
+	if err != nil {
+		return nil, err
+	}
+	costs := make([]dayOutcomes, len(days))
+	index := map[string]int{}
+	for i, d := range days {
+		costs[i] = dayOutcomes{Day: d.Day, Counts: map[logbook.Outcome]int64{}}
+		index[d.Day.Format(time.DateOnly)] = i
+	}
+	for _, r := range rows {
+		if i, ok := index[r.Key]; ok {
+			costs[i].Counts[""] = r.CostMicros
+		}
+	}
+	return costs, nil
+}
+
 // dailyOutcomes counts the sessions started on each of the last n UTC
-// days by outcome, in one grouped query.
-func (h *handler) dailyOutcomes(ctx context.Context, v viewer, n int, now time.Time) ([]dayOutcomes, error) {
+// days by outcome, in one grouped query: those with no parent, when
+// topLevel, else subagents too.
+func (h *handler) dailyOutcomes(ctx context.Context, v viewer, n int, now time.Time, topLevel bool) ([]dayOutcomes, error) {
 	today := now.UTC().Truncate(24 * time.Hour)
 	first := today.AddDate(0, 0, 1-n)
-	rows, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: first, By: logbook.ByDay, Then: logbook.ByOutcome})
+	rows, err := h.svc.Stats(ctx, v.Caller, service.StatsParams{Project: v.Project, Since: first, By: logbook.ByDay, Then: logbook.ByOutcome,
+		TopLevel: topLevel})
 	if err != nil {
 		return nil, err
 	}

@@ -96,6 +96,17 @@ func (b *bundle) token(t testing.TB, project, actor string) string {
 
 func ptr(s string) *string { return &s }
 
+// startAs starts a claude-code session of c's project as c, its harness
+// session id name, a subagent of parent when given.
+func (b *bundle) startAs(t testing.TB, c service.Caller, name, parent string) logbook.Session {
+	t.Helper()
+	s, _, err := b.svc.StartSession(b.ctx, c, service.StartParams{Project: c.Project, Harness: "claude-code", HarnessSessionID: name, ParentID: parent})
+	if err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	return s
+}
+
 // start starts a session for alice in demo.
 func (b *bundle) start(t testing.TB, name string, p service.StartParams) logbook.Session {
 	t.Helper()

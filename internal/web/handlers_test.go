@@ -442,7 +442,8 @@ func TestDashboard(t *testing.T) {
 }
 
 // TestDashboardCounts: the tiles count the sessions of the chart's window,
-// every one of them: started is the sum of not ended and each outcome
+// every one of them, top-level unless asked for subagents too: started is
+// the sum of active (not ended) and each outcome
 // (sessions still running were left out, so 15 sessions of which 3 ran
 // showed "12 sessions started" and the chart's "not ended" stayed empty),
 // and each tile's link lists the same window.
@@ -454,13 +455,7 @@ func TestDashboardCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := func(name, parent string) logbook.Session {
-		s, _, err := b.svc.StartSession(b.ctx, bob, service.StartParams{Project: "counts", Harness: "claude-code", HarnessSessionID: name, ParentID: parent})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	start := func(name, parent string) logbook.Session { return b.startAs(t, bob, name, parent) }
 	end := func(s logbook.Session, o logbook.Outcome) {
 		if _, err := b.svc.EndSession(b.ctx, bob, s.ID, service.EndParams{Outcome: o}); err != nil {
 			t.Fatal(err)
@@ -472,18 +467,37 @@ func TestDashboardCounts(t *testing.T) {
 	end(start("broke", ""), logbook.OutcomeFailed)
 	end(start("helper", running.ID), logbook.OutcomePartial)
 
-	r := b.get(t, b.signIn(t, token), "/", 200)
+	cost := 0.25
+	if _, err := b.svc.AppendEntries(b.ctx, bob, running.ID, service.Batch{Entries: []logbook.Entry{
+		{Kind: logbook.KindNote, Text: "model call", Usage: &logbook.Usage{InputTokens: 10, CostUSD: &cost}}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	client := b.signIn(t, token)
 	since := time.Now().UTC().AddDate(0, 0, 1-14).Format(time.DateOnly)
 	tile := func(n int, label string) string {
 		return fmt.Sprintf(`<span class="stat-n">%d</span><span class="stat-label">%s</span>`, n, label)
 	}
+	// By default the sessions people and agents started, not their subagents.
+	r := b.get(t, client, "/", 200)
 	expectHas(t, r.body,
-		tile(5, "sessions started"),
-		tile(2, `<i class="dot fill-open"></i>not ended`),
+		tile(4, "started"),
+		tile(2, `<i class="dot fill-open"></i>active`),
 		tile(1, `<i class="dot fill-success"></i>success`),
-		tile(1, `<i class="dot fill-partial"></i>partial`),
+		tile(0, `<i class="dot fill-partial"></i>partial`),
 		tile(1, `<i class="dot fill-failed"></i>failed`),
+		`<span class="stat-n">$0.25</span><span class="stat-label"><i class="dot fill-cost"></i>cost</span>`,
 		"2 not ended</title>", // the chart's bar of today
+		`href="/sessions?outcome=failed&amp;since=`+since+`"`,
+		`href="/?subagents=on"`,
+	)
+	// With subagents, the helper counts too.
+	r = b.get(t, client, "/?subagents=on", 200)
+	expectHas(t, r.body,
+		tile(5, "started"),
+		tile(2, `<i class="dot fill-open"></i>active`),
+		tile(1, `<i class="dot fill-partial"></i>partial`),
+		`<span class="stat-n">$0.25</span>`,
 		`href="/sessions?outcome=failed&amp;since=`+since+`&amp;subagents=on"`,
 	)
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"html/template"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -35,18 +34,15 @@ func (h *handler) funcs() template.FuncMap {
 		"resultStatus": resultStatus,
 		"add":          func(a, b int64) int64 { return a + b },
 		"nth":          func(i int) int { return i + 1 },
+		"usd":          logbook.FormatUSD,
 	}
 }
 
 // URL returns a link to path in the page's project, with extra query
-// values given as key, value pairs.
+// values given as key, value pairs (an empty value is left out).
 func (p page) URL(path string, kv ...string) string {
 	v := viewer{Caller: p.Caller, Project: p.Project}
-	q := url.Values{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		q.Set(kv[i], kv[i+1])
-	}
-	return v.projectURL(path, q)
+	return v.projectURL(path, with(nil, kv...))
 }
 
 // formatSeconds writes a duration as a person reads it: 45s, 12m 03s,

@@ -12,7 +12,7 @@ import (
 )
 
 func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (inserted int, err error) {
-	const columns = 16
+	const columns = 20
 	// One multi-row INSERT per chunk of rows: a batch of 500 entries is a
 	// few statements, not 500 round trips. The chunk size is the engine's
 	// (see Dialect.InsertRows). The ids of the rows inserted come back, for
@@ -30,10 +30,12 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 			if en.Key != "" {
 				key = sql.NullString{String: en.Key, Valid: true}
 			}
-			var in, out sql.NullInt64
-			if en.Usage != nil {
-				in = sql.NullInt64{Int64: en.Usage.InputTokens, Valid: true}
-				out = sql.NullInt64{Int64: en.Usage.OutputTokens, Valid: true}
+			var in, out, cacheRead, cacheWrite, cost sql.NullInt64
+			var model sql.NullString
+			if u := en.Usage; u != nil {
+				in, out = sql.NullInt64{Int64: u.InputTokens, Valid: true}, sql.NullInt64{Int64: u.OutputTokens, Valid: true}
+				cacheRead, cacheWrite = sql.NullInt64{Int64: u.CacheReadTokens, Valid: true}, sql.NullInt64{Int64: u.CacheWriteTokens, Valid: true}
+				cost, model = sql.NullInt64{Int64: u.CostMicros, Valid: true}, sql.NullString{String: u.Model, Valid: u.Model != ""}
 			}
 			var superseded sql.NullInt64
 			if en.Superseded {
@@ -45,10 +47,11 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 				authorToken = sql.NullString{String: en.Author.TokenID, Valid: true}
 			}
 			args = append(args, en.SessionID, en.Seq, micros(en.At), string(en.Kind), en.Role, en.Text, en.Tool,
-				en.ToolCallID, payload, en.Commit, key, in, out, superseded, author, authorToken)
+				en.ToolCallID, payload, en.Commit, key, in, out, superseded, author, authorToken, cacheRead, cacheWrite, model, cost)
 		}
 		query := `INSERT INTO entries (session_id, seq, at, kind, role, text, tool, tool_call_id,
-			payload, commit_sha, key, input_tokens, output_tokens, superseded_at, author, author_token) VALUES ` + placeholders(len(part), columns) +
+			payload, commit_sha, key, input_tokens, output_tokens, superseded_at, author, author_token,
+			cache_read_tokens, cache_write_tokens, usage_model, cost_micros) VALUES ` + placeholders(len(part), columns) +
 			` ON CONFLICT (session_id, key) WHERE key IS NOT NULL DO NOTHING RETURNING id, session_id, seq`
 		rows, err := e.query(ctx, query, args...)
 		if err != nil {
@@ -135,16 +138,19 @@ func (e executor) EntryExistingKeys(ctx context.Context, sessionID string, keys 
 
 // entryColumns lists an entry row's columns in the order scanEntry reads them.
 const entryColumns = `id, session_id, seq, at, kind, role, text, tool, tool_call_id, payload, commit_sha, key,
-	input_tokens, output_tokens, superseded_at IS NOT NULL, author, author_token`
+	input_tokens, output_tokens, superseded_at IS NOT NULL, author, author_token,
+	cache_read_tokens, cache_write_tokens, usage_model, cost_micros`
 
 // scanEntry is the one place an entry row becomes a logbook.Entry.
 func scanEntry(row rowScanner) (logbook.Entry, error) {
 	var en logbook.Entry
 	var at int64
 	var payload, key, author, authorToken sql.NullString
-	var in, out sql.NullInt64
+	var in, out, cacheRead, cacheWrite, cost sql.NullInt64
+	var model sql.NullString
 	if err := row.Scan(&en.ID, &en.SessionID, &en.Seq, &at, &en.Kind, &en.Role, &en.Text, &en.Tool,
-		&en.ToolCallID, &payload, &en.Commit, &key, &in, &out, &en.Superseded, &author, &authorToken); err != nil {
+		&en.ToolCallID, &payload, &en.Commit, &key, &in, &out, &en.Superseded, &author, &authorToken,
+		&cacheRead, &cacheWrite, &model, &cost); err != nil {
 		return en, err
 	}
 	if author.Valid {
@@ -156,7 +162,8 @@ func scanEntry(row rowScanner) (logbook.Entry, error) {
 	}
 	en.Key = key.String
 	if in.Valid || out.Valid {
-		en.Usage = &logbook.Usage{InputTokens: in.Int64, OutputTokens: out.Int64}
+		en.Usage = &logbook.Usage{InputTokens: in.Int64, OutputTokens: out.Int64, CacheReadTokens: cacheRead.Int64,
+			CacheWriteTokens: cacheWrite.Int64, Model: model.String, CostMicros: cost.Int64}
 	}
 	return en, nil
 }

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/logbookhq/logbook/internal/logbook"
 )
 
 // Entries partitioned by the month of their session (PostgreSQL, migration
@@ -236,7 +234,7 @@ func (e executor) EntryPartitionPrune(ctx context.Context, now time.Time) (delet
 		if err := e.withShortLock(ctx, `TRUNCATE `+p.name, 25); err != nil {
 			return nil, e.interpretError(err, "emptying a partition of entries")
 		}
-		deleted, err = e.deleteTreesAtOnce(ctx, roots)
+		deleted, err = e.deleteTrees(ctx, roots)
 		if err != nil {
 			return nil, err
 		}
@@ -322,65 +320,4 @@ func (e executor) partitionDue(ctx context.Context, p entryPartition, now time.T
 		return nil, false, e.interpretError(err, "checking a month's sessions are due")
 	}
 	return roots, dueRoots == len(roots), nil
-}
-
-// deleteTreesAtOnce deletes the session trees of roots as deleteTrees
-// does, rollups and all, but a statement per table for all of them rather
-// than per session: a month holds tens of thousands of sessions.
-// PostgreSQL only (arrays).
-func (e executor) deleteTreesAtOnce(ctx context.Context, roots []string) (map[string]int64, error) {
-	deleted := map[string]int64{"sessions": 0}
-	// Every descendant, by parent_id, as SessionDeleteTree finds them.
-	tree, err := e.queryStrings(ctx, "finding subagents", `WITH RECURSIVE tree (id) AS (
-			SELECT unnest($1::TEXT[])
-			UNION SELECT s.id FROM sessions s JOIN tree ON s.parent_id = tree.id AND s.parent_id <> '')
-		SELECT id FROM tree`, roots)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range tree {
-		e.txRows.forget(id)
-	}
-	rows, err := e.query(ctx, `DELETE FROM touches WHERE session_id = ANY($1) RETURNING session_id, project, kind, value, first_at, count`, tree)
-	if err != nil {
-		return nil, e.interpretError(err, "deleting touches")
-	}
-	for rows.Next() {
-		var session, project, kind, value string
-		var first, count int64
-		if err := rows.Scan(&session, &project, &kind, &value, &first, &count); err != nil {
-			rows.Close()
-			return nil, e.interpretError(err, "deleting touches")
-		}
-		if kind == logbook.TouchFile {
-			e.stats.touched(session, project, value, first, -count)
-		}
-		deleted["touches"]++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, e.interpretError(err, "deleting touches")
-	}
-	for _, table := range []string{"entries", "plan_steps", "claims", "links", "events", "task_sessions"} {
-		res, err := e.exec(ctx, `DELETE FROM `+table+` WHERE session_id = ANY($1)`, tree)
-		if err != nil {
-			return nil, e.interpretError(err, "deleting "+table)
-		}
-		n, _ := res.RowsAffected()
-		deleted[table] += n
-	}
-	rows, err = e.query(ctx, `DELETE FROM sessions WHERE id = ANY($1) RETURNING `+statsColumns, tree)
-	if err != nil {
-		return nil, e.interpretError(err, "deleting sessions")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		f, err := scanStatsFacts(rows)
-		if err != nil {
-			return nil, e.interpretError(err, "deleting sessions")
-		}
-		e.stats.change(&f, nil)
-		deleted["sessions"]++
-	}
-	return deleted, e.interpretError(rows.Err(), "deleting sessions")
 }

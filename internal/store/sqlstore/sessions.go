@@ -17,7 +17,7 @@ const sessionColumns = `id, project, actor, harness, harness_session_id, parent_
 	head_commit, subject, status, outcome, blocker, end_reason, result,
 	started_at, last_seen_at, closed_at, entry_count, message_count, tool_call_count,
 	input_tokens, output_tokens, first_assistant, last_assistant, root_id, progressed_at,
-	unannounced, announced_at`
+	unannounced, announced_at, cost_micros`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -32,7 +32,7 @@ func scanSession(row rowScanner, extra ...any) (logbook.Session, error) {
 		&s.HeadCommit, &s.Subject, &s.Status, &s.Outcome, &s.Blocker, &s.EndReason, &s.Result,
 		&started, &seen, &closed, &s.EntryCount, &s.MessageCount, &s.ToolCallCount,
 		&s.InputTokens, &s.OutputTokens, &s.FirstAssistant, &s.LastAssistant, &s.RootID, &progressed,
-		&s.Unannounced, &announced}
+		&s.Unannounced, &announced, &s.CostMicros}
 	err := row.Scan(append(dest, extra...)...)
 	s.StartedAt, s.LastSeenAt, s.ClosedAt = fromMicros(started), fromMicros(seen), fromNullMicros(closed)
 	s.ProgressedAt, s.AnnouncedAt = fromMicros(progressed), fromMicros(announced)
@@ -46,14 +46,14 @@ func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (insert
 	}
 	res, err := e.exec(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES (
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38)
+		$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39)
 		ON CONFLICT (project, actor, harness, harness_session_id) WHERE harness_session_id <> '' DO NOTHING`,
 		s.ID, s.Project, s.Actor, s.Harness, s.HarnessSessionID, s.ParentID, s.Agent,
 		s.Title, s.GivenTitle, s.Goal, s.Task, s.Prompt, s.Model, s.AgentType, s.Issue, s.Pull, s.Branch,
 		s.HeadCommit, s.Subject, s.Status, s.Outcome, s.Blocker, s.EndReason, s.Result,
 		micros(s.StartedAt), micros(s.LastSeenAt), nullMicros(s.ClosedAt), s.EntryCount, s.MessageCount, s.ToolCallCount,
 		s.InputTokens, s.OutputTokens, s.FirstAssistant, s.LastAssistant, s.RootID, micros(s.ProgressedAt),
-		s.Unannounced, micros(s.AnnouncedAt))
+		s.Unannounced, micros(s.AnnouncedAt), s.CostMicros)
 	if err != nil {
 		return false, e.interpretError(err, "inserting session")
 	}
@@ -130,6 +130,7 @@ var sessionWritable = []sessionColumn{
 	column("tool_call_count", func(s *logbook.Session) int64 { return s.ToolCallCount }),
 	column("input_tokens", func(s *logbook.Session) int64 { return s.InputTokens }),
 	column("output_tokens", func(s *logbook.Session) int64 { return s.OutputTokens }),
+	column("cost_micros", func(s *logbook.Session) int64 { return s.CostMicros }),
 	column("first_assistant", func(s *logbook.Session) string { return s.FirstAssistant }),
 	column("last_assistant", func(s *logbook.Session) string { return s.LastAssistant }),
 	column("progressed_at", func(s *logbook.Session) int64 { return micros(s.ProgressedAt) }),

@@ -69,7 +69,7 @@ type Dialect struct {
 	// SQLite, "EXPLAIN " on PostgreSQL.
 	ExplainPrefix string
 	// InsertRows is how many rows one multi-row INSERT takes (an entry has
-	// 16 parameters). SQLite looks each $N parameter up by name, in time
+	// 20 parameters). SQLite looks each $N parameter up by name, in time
 	// that grows with their number, so it wants small chunks (10: in
 	// `logbook bench --batch 100` that inserted 40% more rows a second than
 	// 60); PostgreSQL takes a whole batch (500).

@@ -45,18 +45,20 @@ type statsFacts struct {
 	ended                                          bool
 	closedAt                                       sql.NullInt64 // microseconds
 	inputTokens, outputTokens, toolCalls           int64
+	costMicros                                     int64
+	topLevel                                       bool // no parent
 }
 
 // statsColumns are the session columns scanStatsFacts reads, in its order.
 const statsColumns = `id, project, started_at, outcome, blocker, harness, agent, actor, model, status, closed_at,
-	input_tokens, output_tokens, tool_call_count`
+	input_tokens, output_tokens, tool_call_count, cost_micros, parent_id`
 
 func scanStatsFacts(row rowScanner) (statsFacts, error) {
 	var f statsFacts
-	var status string
+	var status, parent string
 	err := row.Scan(&f.id, &f.project, &f.startedAt, &f.outcome, &f.blocker, &f.harness, &f.agent, &f.actor, &f.model,
-		&status, &f.closedAt, &f.inputTokens, &f.outputTokens, &f.toolCalls)
-	f.ended = status == string(logbook.StatusEnded)
+		&status, &f.closedAt, &f.inputTokens, &f.outputTokens, &f.toolCalls, &f.costMicros, &parent)
+	f.ended, f.topLevel = status == string(logbook.StatusEnded), parent == ""
 	return f, err
 }
 
@@ -72,26 +74,28 @@ func (f *statsFacts) setMutable(s *logbook.Session) {
 	f.outcome, f.blocker, f.agent, f.model = string(s.Outcome), string(s.Blocker), s.Agent, s.Model
 	f.ended, f.closedAt = s.Status == logbook.StatusEnded, nullMicros(s.ClosedAt)
 	f.inputTokens, f.outputTokens, f.toolCalls = s.InputTokens, s.OutputTokens, s.ToolCallCount
+	f.costMicros, f.topLevel = s.CostMicros, s.ParentID == ""
 }
 
 // statsSums are the sums a rollup row keeps.
 type statsSums struct {
-	sessions, durationSeconds, toolCalls int64
-	inputTokens, outputTokens            tokenSum
+	sessions, durationSeconds, toolCalls  int64
+	inputTokens, outputTokens, costMicros tokenSum
 }
 
 func (s statsSums) plus(o statsSums) statsSums {
 	return statsSums{s.sessions + o.sessions, s.durationSeconds + o.durationSeconds, s.toolCalls + o.toolCalls,
-		s.inputTokens.plus(o.inputTokens), s.outputTokens.plus(o.outputTokens)}
+		s.inputTokens.plus(o.inputTokens), s.outputTokens.plus(o.outputTokens), s.costMicros.plus(o.costMicros)}
 }
 
 func (s statsSums) minus(o statsSums) statsSums {
-	return s.plus(statsSums{-o.sessions, -o.durationSeconds, -o.toolCalls, o.inputTokens.negated(), o.outputTokens.negated()})
+	return s.plus(statsSums{-o.sessions, -o.durationSeconds, -o.toolCalls, o.inputTokens.negated(), o.outputTokens.negated(),
+		o.costMicros.negated()})
 }
 
 func (s statsSums) zero() bool { return s == statsSums{} }
 
-// tokenSum is a sum of token counts in two parts, hi·2^31 + lo, each the
+// tokenSum is a sum of token counts (or costs, as large) in two parts, hi·2^31 + lo, each the
 // sum of its part of every count: a count may be up to 2^63-1, and a sum
 // of such would overflow where two parts cannot (migration 0014).
 type tokenSum struct{ hi, lo int64 }
@@ -116,10 +120,12 @@ func (t tokenSum) total() int64 {
 	}
 }
 
-// sums is what the session adds to its rollup rows: itself, its tokens and
-// tool calls, and its duration once it ended (see store.SessionStats).
+// sums is what the session adds to its rollup rows: itself, its tokens,
+// tool calls and cost, and its duration once it ended (see
+// store.SessionStats).
 func (f statsFacts) sums() statsSums {
-	s := statsSums{sessions: 1, inputTokens: tokens(f.inputTokens), outputTokens: tokens(f.outputTokens), toolCalls: f.toolCalls}
+	s := statsSums{sessions: 1, inputTokens: tokens(f.inputTokens), outputTokens: tokens(f.outputTokens), toolCalls: f.toolCalls,
+		costMicros: tokens(f.costMicros)}
 	if f.ended && f.closedAt.Valid {
 		s.durationSeconds = seconds(f.startedAt, f.closedAt.Int64)
 	}
@@ -152,10 +158,15 @@ type statsKey struct {
 	project                                        string
 	quarter                                        int64 // quarter hours since the Unix epoch it started in
 	outcome, blocker, harness, agent, actor, model string
+	topLevel                                       int64 // 1: no parent; 0: a subagent
 }
 
 func (f statsFacts) key() statsKey {
-	return statsKey{f.project, floorDiv(f.startedAt, quarterMicros), f.outcome, f.blocker, f.harness, f.agent, f.actor, f.model}
+	k := statsKey{f.project, floorDiv(f.startedAt, quarterMicros), f.outcome, f.blocker, f.harness, f.agent, f.actor, f.model, 0}
+	if f.topLevel {
+		k.topLevel = 1
+	}
+	return k
 }
 
 // value is the key's value in one grouping (not the day).
@@ -267,20 +278,24 @@ type dayRow struct {
 	project                                        string
 	day                                            int64
 	outcome, blocker, harness, agent, actor, model string
+	topLevel                                       int64
 }
 
 type dimensionRow struct {
 	project, dimension string
 	bucket             int64
 	value              string
+	topLevel           int64
 }
 
 func compareDimensionRows(a, b dimensionRow) int {
 	return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.dimension, b.dimension), cmp.Compare(a.bucket, b.bucket),
-		cmp.Compare(a.value, b.value))
+		cmp.Compare(a.value, b.value), cmp.Compare(a.topLevel, b.topLevel))
 }
 
-func dimensionKey(r dimensionRow) []any { return []any{r.project, r.dimension, r.bucket, r.value} }
+func dimensionKey(r dimensionRow) []any {
+	return []any{r.project, r.dimension, r.bucket, r.value, r.topLevel}
+}
 
 // flushStats writes the transaction's deltas into the rollups, added up
 // per row, just before it commits. Until the backfill has counted every
@@ -303,10 +318,10 @@ func (e executor) flushStats(ctx context.Context) error {
 			continue
 		}
 		k := d.key
-		day := dayRow{k.project, floorDiv(k.quarter, quartersADay), k.outcome, k.blocker, k.harness, k.agent, k.actor, k.model}
+		day := dayRow{k.project, floorDiv(k.quarter, quartersADay), k.outcome, k.blocker, k.harness, k.agent, k.actor, k.model, k.topLevel}
 		days[day] = days[day].plus(d.sums)
 		for _, dim := range statsDimensions {
-			q := dimensionRow{k.project, string(dim), k.quarter, k.value(dim)}
+			q := dimensionRow{k.project, string(dim), k.quarter, k.value(dim), k.topLevel}
 			quarters[q] = quarters[q].plus(d.sums)
 			q.bucket = day.day
 			dimensionDays[q] = dimensionDays[q].plus(d.sums)
@@ -328,13 +343,13 @@ func (e executor) flushStats(ctx context.Context) error {
 	upserts = appendUpserts(upserts, e, days, func(a, b dayRow) int {
 		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.day, b.day), cmp.Compare(a.outcome, b.outcome),
 			cmp.Compare(a.blocker, b.blocker), cmp.Compare(a.harness, b.harness), cmp.Compare(a.agent, b.agent),
-			cmp.Compare(a.actor, b.actor), cmp.Compare(a.model, b.model))
-	}, "session_stats_days", "project, day, outcome, blocker, harness, agent, actor, model", func(r dayRow) []any {
-		return []any{r.project, r.day, r.outcome, r.blocker, r.harness, r.agent, r.actor, r.model}
+			cmp.Compare(a.actor, b.actor), cmp.Compare(a.model, b.model), cmp.Compare(a.topLevel, b.topLevel))
+	}, "session_stats_days", "project, day, outcome, blocker, harness, agent, actor, model, top_level", func(r dayRow) []any {
+		return []any{r.project, r.day, r.outcome, r.blocker, r.harness, r.agent, r.actor, r.model, r.topLevel}
 	}, statsSumColumns, statsSums.values)
-	upserts = appendUpserts(upserts, e, dimensionDays, compareDimensionRows, "session_stats_dimension_days", "project, dimension, day, value",
+	upserts = appendUpserts(upserts, e, dimensionDays, compareDimensionRows, "session_stats_dimension_days", "project, dimension, day, value, top_level",
 		dimensionKey, statsSumColumns, statsSums.values)
-	upserts = appendUpserts(upserts, e, quarters, compareDimensionRows, "session_stats_quarters", "project, dimension, quarter, value",
+	upserts = appendUpserts(upserts, e, quarters, compareDimensionRows, "session_stats_quarters", "project, dimension, quarter, value, top_level",
 		dimensionKey, statsSumColumns, statsSums.values)
 	if e.d.ModifyingCTEs {
 		upserts = combineStatements(upserts)
@@ -509,7 +524,8 @@ func statsChanged(s, was *logbook.Session) bool {
 	}
 	return s.Outcome != was.Outcome || s.Blocker != was.Blocker || s.Agent != was.Agent || s.Model != was.Model ||
 		s.Status != was.Status || nullMicros(s.ClosedAt) != nullMicros(was.ClosedAt) ||
-		s.InputTokens != was.InputTokens || s.OutputTokens != was.OutputTokens || s.ToolCallCount != was.ToolCallCount
+		s.InputTokens != was.InputTokens || s.OutputTokens != was.OutputTokens || s.ToolCallCount != was.ToolCallCount ||
+		s.CostMicros != was.CostMicros || s.ParentID != was.ParentID
 }
 
 // SessionStats answers from the rollups and, where they cannot split the
@@ -519,7 +535,7 @@ func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) 
 	if !p.By.Valid() || (p.Then != "" && (!p.Then.Valid() || p.Then == p.By)) {
 		return nil, logbook.Invalid("by", "group by two different ones of %v", logbook.StatsGroupings)
 	}
-	g := &statsGroups{by: p.By, then: p.Then, zone: p.Zone, sums: map[[2]string]statsSums{}}
+	g := &statsGroups{by: p.By, then: p.Then, zone: p.Zone, topLevel: p.TopLevel, sums: map[[2]string]statsSums{}}
 	if g.zone == nil {
 		g.zone = time.UTC
 	}
@@ -561,7 +577,7 @@ func (e executor) SessionStats(ctx context.Context, p store.SessionStatsParams) 
 
 // statsSumColumns are a rollup row's sums, in the order of scanSums.
 var statsSumColumns = []string{"sessions", "duration_seconds", "input_tokens_hi", "input_tokens_lo",
-	"output_tokens_hi", "output_tokens_lo", "tool_calls"}
+	"output_tokens_hi", "output_tokens_lo", "tool_calls", "cost_micros_hi", "cost_micros_lo"}
 
 // statsSumsSQL adds up a rollup's sums (as BIGINT: PostgreSQL's SUM of
 // BIGINT is NUMERIC).
@@ -575,13 +591,14 @@ var statsSumsSQL = func() string {
 
 // values are the sums in the order of statsSumColumns.
 func (s statsSums) values() []any {
-	return []any{s.sessions, s.durationSeconds, s.inputTokens.hi, s.inputTokens.lo, s.outputTokens.hi, s.outputTokens.lo, s.toolCalls}
+	return []any{s.sessions, s.durationSeconds, s.inputTokens.hi, s.inputTokens.lo, s.outputTokens.hi, s.outputTokens.lo, s.toolCalls,
+		s.costMicros.hi, s.costMicros.lo}
 }
 
 // scanSums are where the columns of statsSumsSQL are read into.
 func (s *statsSums) scanSums() []any {
 	return []any{&s.sessions, &s.durationSeconds, &s.inputTokens.hi, &s.inputTokens.lo,
-		&s.outputTokens.hi, &s.outputTokens.lo, &s.toolCalls}
+		&s.outputTokens.hi, &s.outputTokens.lo, &s.toolCalls, &s.costMicros.hi, &s.costMicros.lo}
 }
 
 // statsFromQuarters adds up the rollups by grouping for statistics by at
@@ -611,11 +628,11 @@ func (e executor) statsFromQuarters(ctx context.Context, project string, since, 
 			day, localDay = "day", localDaySQL(0)
 		}
 		firstDay := ceilDiv(first, quartersADay)
-		err := e.addRollup(ctx, "session_stats_dimension_days", "day", day, project, dimension, firstDay, math.MaxInt64, add)
+		err := e.addRollup(ctx, g, "session_stats_dimension_days", "day", day, project, dimension, firstDay, math.MaxInt64, add)
 		if err != nil {
 			return nil, err
 		}
-		return scans, e.addRollup(ctx, "session_stats_quarters", "quarter", localDay, project, dimension, first, firstDay*quartersADay, add)
+		return scans, e.addRollup(ctx, g, "session_stats_quarters", "quarter", localDay, project, dimension, first, firstDay*quartersADay, add)
 	}
 	// Days of a zone: the window is cut where its offset from UTC changes
 	// (summer time), and each part adds its quarters up into local days in
@@ -637,7 +654,7 @@ func (e executor) statsFromQuarters(ctx context.Context, project string, since, 
 		if to != math.MaxInt64 && to > horizon {
 			to = horizon
 		}
-		err := e.addRollup(ctx, "session_stats_quarters", "quarter", localDaySQL(offset/900), project, dimension, from, to,
+		err := e.addRollup(ctx, g, "session_stats_quarters", "quarter", localDaySQL(offset/900), project, dimension, from, to,
 			func(day int64, value string, s statsSums) { g.addDay(dateOf(day), value, s) })
 		if err != nil {
 			return nil, err
@@ -665,13 +682,14 @@ func dateOf(day int64) string { return time.Unix(day*86400, 0).UTC().Format(time
 // addRollup adds up the rows of a rollup by grouping (table, whose time
 // column is column) from from to to, by bucket (an expression of column)
 // and value, and hands each sum to add.
-func (e executor) addRollup(ctx context.Context, table, column, bucket, project string, dimension logbook.StatsBy, from, to int64,
+func (e executor) addRollup(ctx context.Context, g *statsGroups, table, column, bucket, project string, dimension logbook.StatsBy, from, to int64,
 	add func(bucket int64, value string, s statsSums)) error {
 	if from >= to {
 		return nil
 	}
 	rows, err := e.query(ctx, `SELECT `+bucket+`, value, `+statsSumsSQL+` FROM `+table+`
-		WHERE project = $1 AND dimension = $2 AND `+column+` >= $3 AND `+column+` < $4 GROUP BY 1, 2`, project, string(dimension), from, to)
+		WHERE project = $1 AND dimension = $2 AND `+column+` >= $3 AND `+column+` < $4`+g.topLevelSQL()+` GROUP BY 1, 2`,
+		project, string(dimension), from, to)
 	if err != nil {
 		return e.interpretError(err, "reading statistics")
 	}
@@ -692,7 +710,7 @@ func (e executor) addRollup(ctx context.Context, table, column, bucket, project 
 // local date it starts on, and leaves each quarter a day starts inside to
 // the sessions (adding it to scans).
 func (e executor) addQuartersOneByOne(ctx context.Context, g *statsGroups, project string, dimension logbook.StatsBy, from int64, scans *[][2]int64) error {
-	return e.addRollup(ctx, "session_stats_quarters", "quarter", "quarter", project, dimension, from, math.MaxInt64, func(quarter int64, value string, s statsSums) {
+	return e.addRollup(ctx, g, "session_stats_quarters", "quarter", "quarter", project, dimension, from, math.MaxInt64, func(quarter int64, value string, s statsSums) {
 		start := quarter * quarterMicros
 		if day := g.day(start); g.day(start+quarterMicros-1) == day {
 			g.addDay(day, value, s)
@@ -713,7 +731,7 @@ func (e executor) statsFromDays(ctx context.Context, project string, since int64
 	}
 	// The groupings are column names of the table (statsDimensions).
 	rows, err := e.query(ctx, `SELECT `+string(g.by)+`, `+string(g.then)+`, `+statsSumsSQL+` FROM session_stats_days
-		WHERE project = $1 AND day >= $2 GROUP BY 1, 2`, project, firstDay)
+		WHERE project = $1 AND day >= $2`+g.topLevelSQL()+` GROUP BY 1, 2`, project, firstDay)
 	if err != nil {
 		return nil, e.interpretError(err, "reading statistics")
 	}
@@ -741,6 +759,9 @@ func (e executor) statsFromSessions(ctx context.Context, g *statsGroups, query s
 		if err != nil {
 			return e.interpretError(err, "reading statistics")
 		}
+		if g.topLevel && !f.topLevel {
+			continue
+		}
 		if s := sums(f); !s.zero() {
 			g.add(g.value(g.by, f), g.value(g.then, f), s)
 		}
@@ -752,7 +773,17 @@ func (e executor) statsFromSessions(ctx context.Context, g *statsGroups, query s
 type statsGroups struct {
 	by, then logbook.StatsBy
 	zone     *time.Location
+	topLevel bool // sessions with no parent only
 	sums     map[[2]string]statsSums
+}
+
+// topLevelSQL is the condition on a rollup's rows that keeps the
+// sessions with no parent, when only they count.
+func (g *statsGroups) topLevelSQL() string {
+	if g.topLevel {
+		return ` AND top_level = 1`
+	}
+	return ""
 }
 
 // addDay adds sums of a day and, if there is a second grouping, its value.
@@ -793,7 +824,8 @@ func (g *statsGroups) rows() []logbook.StatsRow {
 			continue
 		}
 		out = append(out, logbook.StatsRow{Key: k[0], Then: k[1], Sessions: s.sessions, DurationSeconds: s.durationSeconds,
-			InputTokens: s.inputTokens.total(), OutputTokens: s.outputTokens.total(), ToolCalls: s.toolCalls})
+			InputTokens: s.inputTokens.total(), OutputTokens: s.outputTokens.total(), ToolCalls: s.toolCalls,
+			CostMicros: s.costMicros.total()})
 	}
 	slices.SortFunc(out, func(a, b logbook.StatsRow) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Then, b.Then)) })
 	return out

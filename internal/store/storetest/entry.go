@@ -23,7 +23,7 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 			{SessionID: s.ID, Seq: 1, At: base, Kind: logbook.KindPrompt, Text: "hi"},
 			{SessionID: s.ID, Seq: 2, At: base.Add(time.Second), Kind: logbook.KindToolCall, Tool: "Bash",
 				ToolCallID: "t1", Payload: json.RawMessage(`{"command":"ls"}`), Commit: "abc", Key: "k1",
-				Usage: &logbook.Usage{InputTokens: 3, OutputTokens: 4}},
+				Usage: &logbook.Usage{InputTokens: 30, OutputTokens: 4, CacheReadTokens: 20, CacheWriteTokens: 5, Model: "claude-haiku-4-5", CostMicros: 1234}},
 			{SessionID: s.ID, Seq: 3, At: base, Kind: logbook.KindNote, Text: "CI is red",
 				Author: &logbook.Author{Actor: "bob", TokenID: "tok-1"}},
 		}
@@ -45,7 +45,8 @@ func testEntry(t *testing.T, newStore func(testing.TB) store.Store) {
 		equal(t, "payload", string(got[1].Payload), `{"command":"ls"}`)
 		equal(t, "key", got[1].Key, "k1")
 		equal(t, "commit", got[1].Commit, "abc")
-		if got[1].Usage == nil || *got[1].Usage != (logbook.Usage{InputTokens: 3, OutputTokens: 4}) {
+		if got[1].Usage == nil || *got[1].Usage != (logbook.Usage{InputTokens: 30, OutputTokens: 4, CacheReadTokens: 20, CacheWriteTokens: 5,
+			Model: "claude-haiku-4-5", CostMicros: 1234}) {
 			t.Errorf("usage = %+v", got[1].Usage)
 		}
 		if got[0].Usage != nil || got[0].Payload != nil || got[0].Key != "" {

@@ -40,9 +40,6 @@ func testMonthlyRetention(t *testing.T, newStore func(testing.TB) store.Store) {
 			{SessionID: s.ID, Seq: 1, At: started, Kind: logbook.KindPrompt, Text: "look for " + word},
 			{SessionID: s.ID, Seq: 2, At: started, Kind: logbook.KindNote, Text: word + " found", Key: "k-" + word},
 		})
-		must(t, st.TouchUpsert(ctx, s.ID, project, []logbook.Touch{
-			{Kind: logbook.TouchFile, Value: "shared.go", FirstAt: started, Count: 2},
-			{Kind: logbook.TouchFile, Value: word + ".go", FirstAt: started, Count: 1}}))
 		return endSession(t, st, s, started.Add(24*time.Hour))
 	}
 	// January: a tree and a session of p, all due by late April.
@@ -126,17 +123,6 @@ func testMonthlyRetention(t *testing.T, newStore func(testing.TB) store.Store) {
 		must(t, err)
 		if want := countStats(left, p); !slices.Equal(got, want) {
 			t.Errorf("statistics of %s after retention:\n got %+v\nwant %+v", project, got, want)
-		}
-		var touched []logbook.Touch
-		for _, s := range left {
-			list, err := st.TouchList(ctx, s.ID)
-			must(t, err)
-			touched = append(touched, list...)
-		}
-		top, err := st.TouchTop(ctx, project, jan.AddDate(0, -1, 0), 10)
-		must(t, err)
-		if want := countTouches(touched, jan.AddDate(0, -1, 0), 10); !slices.Equal(top, want) {
-			t.Errorf("busiest files of %s after retention:\n got %+v\nwant %+v", project, top, want)
 		}
 	}
 }

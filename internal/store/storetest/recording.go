@@ -525,6 +525,16 @@ func (r recordingExecutor) ProjectRetentionSet(ctx context.Context, name string,
 	return r.ex.ProjectRetentionSet(ctx, name, ret)
 }
 
+func (r recordingExecutor) ProjectPricesGet(ctx context.Context, name string) (map[string]logbook.Price, error) {
+	r.calls.add("ProjectPricesGet")
+	return r.ex.ProjectPricesGet(ctx, name)
+}
+
+func (r recordingExecutor) ProjectPricesSet(ctx context.Context, name string, prices map[string]logbook.Price) error {
+	r.calls.add("ProjectPricesSet")
+	return r.ex.ProjectPricesSet(ctx, name, prices)
+}
+
 func (r recordingExecutor) ProjectRetentionList(ctx context.Context) ([]logbook.ProjectRetention, error) {
 	r.calls.add("ProjectRetentionList")
 	return r.ex.ProjectRetentionList(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,42 @@ func endSession(t testing.TB, ex store.Executor, s logbook.Session, closed time.
 
 func testRetention(t *testing.T, newStore func(testing.TB) store.Store) {
 	ctx := context.Background()
+
+	t.Run("Prices", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		if _, err := st.ProjectPricesGet(ctx, "p"); !errors.Is(err, logbook.ErrNotFound) {
+			t.Errorf("the prices of a project never named: %v, want ErrNotFound", err)
+		}
+		if err := st.ProjectPricesSet(ctx, "p", nil); !errors.Is(err, logbook.ErrNotFound) {
+			t.Errorf("setting the prices of a project never named: %v, want ErrNotFound", err)
+		}
+		for _, p := range []string{"p", "q"} {
+			must(t, st.ProjectEnsure(ctx, p, base))
+		}
+		got, err := st.ProjectPricesGet(ctx, "p")
+		must(t, err)
+		if got != nil {
+			t.Errorf("a new project's own prices: %+v, want none", got)
+		}
+		own := map[string]logbook.Price{"claude-sonnet-4-5": {Input: 2.5, Output: 12.5, CacheRead: 0.25, CacheWrite: 3.125},
+			"in-house": {Input: 0.000001, Output: 10_000}}
+		must(t, st.ProjectPricesSet(ctx, "p", own))
+		got, err = st.ProjectPricesGet(ctx, "p")
+		must(t, err)
+		if !maps.Equal(got, own) {
+			t.Errorf("prices read back: %+v, want %+v", got, own)
+		}
+		if other, err := st.ProjectPricesGet(ctx, "q"); err != nil || other != nil {
+			t.Errorf("another project's prices: %+v, %v; want none", other, err)
+		}
+		must(t, st.ProjectPricesSet(ctx, "p", nil))
+		got, err = st.ProjectPricesGet(ctx, "p")
+		must(t, err)
+		if got != nil {
+			t.Errorf("prices after dropping them: %+v", got)
+		}
+	})
 
 	t.Run("Policy", func(t *testing.T) {
 		t.Parallel()

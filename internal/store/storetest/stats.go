@@ -21,7 +21,8 @@ import (
 // what counting every session gives, on random data: after inserts,
 // updates, ends, revivals, time-outs, deletions, pruning, rolled-back
 // transactions and savepoints, and while a backfill fills the rollups of
-// sessions written before them.
+// sessions written before them; their costs too, and the sessions with no
+// parent apart.
 func testStats(t *testing.T, newStore func(testing.TB) store.Store) {
 	t.Run("RollupsEqualCounting", func(t *testing.T) {
 		t.Parallel()
@@ -185,6 +186,7 @@ func addTokens(ctx context.Context, st store.Store, id string, rng *rand.Rand) e
 	}
 	was := s
 	s.InputTokens += int64(1 + rng.IntN(100))
+	s.CostMicros += int64(rng.IntN(5000))
 	s.ToolCallCount++
 	if err := tx.SessionUpdate(ctx, &s, &was); err != nil {
 		return err
@@ -274,9 +276,12 @@ func (w *statsWorld) randomChange(tx store.Tx) {
 		s := logbook.Session{ID: logbook.NewID(started), Project: pick(rng, "p", "p", "q"), Actor: pick(rng, "alice", "bob"),
 			Harness: pick(rng, "claude-code", "codex"), Agent: pick(rng, "", "eng"), Model: pick(rng, "", "m1", "m2"),
 			Status: logbook.StatusActive, StartedAt: started, LastSeenAt: started,
-			InputTokens: rng.Int64N(1000), OutputTokens: rng.Int64N(100), ToolCallCount: rng.Int64N(5)}
+			InputTokens: rng.Int64N(1000), OutputTokens: rng.Int64N(100), ToolCallCount: rng.Int64N(5), CostMicros: rng.Int64N(2_000_000)}
 		if rng.IntN(20) == 0 { // as a database written before counts were bounded may hold
 			s.InputTokens = math.MaxInt64 - rng.Int64N(1000)
+		}
+		if rng.IntN(20) == 0 { // a session's cost saturates there too
+			s.CostMicros = math.MaxInt64 - rng.Int64N(1000)
 		}
 		if len(sessions) > 0 && rng.IntN(4) == 0 {
 			parent := pick(rng, sessions...)
@@ -291,11 +296,18 @@ func (w *statsWorld) randomChange(tx store.Tx) {
 		s, err := tx.SessionGet(w.ctx, store.SessionGetParams{ID: pick(rng, sessions...).ID, ForUpdate: true})
 		must(w.t, err)
 		was := s
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
 		case 0:
 			s.InputTokens = logbook.AddTokens(s.InputTokens, rng.Int64N(500))
 			s.OutputTokens = logbook.AddTokens(s.OutputTokens, rng.Int64N(50))
+			s.CostMicros = logbook.AddTokens(s.CostMicros, rng.Int64N(90_000))
 			s.ToolCallCount += rng.Int64N(3)
+		case 5: // a subagent made a session of its own, or a session made a subagent
+			if s.ParentID != "" {
+				s.ParentID = ""
+			} else if other := pick(rng, sessions...); other.ID != s.ID && other.Project == s.Project {
+				s.ParentID = other.ID
+			}
 		case 1:
 			w.end(&s, s.StartedAt)
 		case 2: // revived: active again, closed_at kept
@@ -373,14 +385,17 @@ func (w *statsWorld) check(when string) {
 					continue // a zone changes nothing else
 				}
 				for _, since := range sinces {
-					for _, project := range []string{"p", "q"} {
-						p := store.SessionStatsParams{Project: project, Since: since, By: by, Then: then, Now: w.now, Zone: zone}
+					for _, c := range []struct {
+						project  string
+						topLevel bool
+					}{{"p", false}, {"q", false}, {"p", true}} {
+						p := store.SessionStatsParams{Project: c.project, Since: since, By: by, Then: then, Now: w.now, Zone: zone, TopLevel: c.topLevel}
 						got, err := w.st.SessionStats(w.ctx, p)
 						must(w.t, err)
 						want := countStats(all, p)
 						if !slices.Equal(got, want) {
-							w.t.Fatalf("%s: stats by %s then %q since %s in %s, project %s:\n got %+v\nwant %+v",
-								when, by, then, since.Format(time.RFC3339Nano), zone, project, got, want)
+							w.t.Fatalf("%s: stats by %s then %q since %s in %s, project %s, top level only %v:\n got %+v\nwant %+v",
+								when, by, then, since.Format(time.RFC3339Nano), zone, c.project, c.topLevel, got, want)
 						}
 						checked++
 					}
@@ -460,9 +475,9 @@ func countStats(sessions []logbook.Session, p store.SessionStatsParams) []logboo
 		return ""
 	}
 	groups := map[[2]string]*logbook.StatsRow{}
-	in, out := map[[2]string]*big.Int{}, map[[2]string]*big.Int{} // token sums, saturated once added up
+	in, out, cost := map[[2]string]*big.Int{}, map[[2]string]*big.Int{}, map[[2]string]*big.Int{} // sums, saturated once added up
 	for _, s := range sessions {
-		if s.Project != p.Project || s.StartedAt.Before(p.Since) {
+		if s.Project != p.Project || s.StartedAt.Before(p.Since) || (p.TopLevel && s.ParentID != "") {
 			continue
 		}
 		k := [2]string{value(p.By, s), value(p.Then, s)}
@@ -470,11 +485,12 @@ func countStats(sessions []logbook.Session, p store.SessionStatsParams) []logboo
 		if g == nil {
 			g = &logbook.StatsRow{Key: k[0], Then: k[1]}
 			groups[k] = g
-			in[k], out[k] = new(big.Int), new(big.Int)
+			in[k], out[k], cost[k] = new(big.Int), new(big.Int), new(big.Int)
 		}
 		g.Sessions++
 		in[k].Add(in[k], big.NewInt(s.InputTokens))
 		out[k].Add(out[k], big.NewInt(s.OutputTokens))
+		cost[k].Add(cost[k], big.NewInt(s.CostMicros))
 		g.ToolCalls += s.ToolCallCount
 		switch {
 		case s.Status == logbook.StatusEnded && s.ClosedAt != nil:
@@ -491,7 +507,7 @@ func countStats(sessions []logbook.Session, p store.SessionStatsParams) []logboo
 	}
 	rows := []logbook.StatsRow{}
 	for k, g := range groups {
-		g.InputTokens, g.OutputTokens = saturated(in[k]), saturated(out[k])
+		g.InputTokens, g.OutputTokens, g.CostMicros = saturated(in[k]), saturated(out[k]), saturated(cost[k])
 		rows = append(rows, *g)
 	}
 	slices.SortFunc(rows, func(a, b logbook.StatsRow) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Then, b.Then)) })
