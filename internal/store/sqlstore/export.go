@@ -16,9 +16,7 @@ import (
 // What is derived from them (statistics' rollups, the search index) is not
 // exported: a restore writes it again as it writes each row, as the writes
 // that made the rows did. What belongs to one database is not exported
-// either: tokens (secrets that open it), its keys, its event stream, and
-// its alert rules (their webhook URLs and signing secrets are secrets too)
-// with the alerts they raised and posted.
+// either: tokens (secrets that open it), its keys, and its event stream.
 
 // exportTable is a table an export holds.
 type exportTable struct {
