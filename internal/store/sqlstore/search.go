@@ -977,6 +977,15 @@ func (tsvectorIndex) writeEntries(ctx context.Context, e executor, docs []entryD
 	case changedDocs:
 		onConflict = " ON CONFLICT (entry_id) DO UPDATE SET doc = excluded.doc"
 	}
+	return insertEntryDocs(ctx, e, docs, func(values string) string {
+		return `INSERT INTO entry_docs (entry_id, doc) VALUES ` + values + onConflict
+	})
+}
+
+// insertEntryDocs writes entries' documents in statements of 500 each,
+// statement making each one's SQL around the VALUES list of its rows (id,
+// tsvector).
+func insertEntryDocs(ctx context.Context, e executor, docs []entryDoc, statement func(values string) string) error {
 	const chunk = 500
 	for start := 0; start < len(docs); start += chunk {
 		part := docs[start:min(start+chunk, len(docs))]
@@ -986,10 +995,10 @@ func (tsvectorIndex) writeEntries(ctx context.Context, e executor, docs []entryD
 			if i > 0 {
 				values.WriteString(", ")
 			}
-			values.WriteString("($" + strconv.Itoa(2*i+1) + ", $" + strconv.Itoa(2*i+2) + "::tsvector)")
+			values.WriteString("($" + strconv.Itoa(2*i+1) + "::bigint, $" + strconv.Itoa(2*i+2) + "::tsvector)")
 			args = append(args, d.id, tsvector(d.doc))
 		}
-		if _, err := e.exec(ctx, `INSERT INTO entry_docs (entry_id, doc) VALUES `+values.String()+onConflict, args...); err != nil {
+		if _, err := e.exec(ctx, statement(values.String()), args...); err != nil {
 			return e.interpretError(err, "indexing entries")
 		}
 	}
@@ -1055,26 +1064,15 @@ func (tsvectorIndex) newestFirst() bool { return false }
 // to another, so being there is enough. A document the transaction
 // changed since (written at once, see indexEntries) is newer, and stays.
 func (tsvectorIndex) writeKept(ctx context.Context, e executor, kept map[int64]pendingDoc) error {
-	const chunk = 500
-	ids := slices.Sorted(maps.Keys(kept))
-	for start := 0; start < len(ids); start += chunk {
-		part := ids[start:min(start+chunk, len(ids))]
-		args := make([]any, 0, 2*len(part))
-		var values strings.Builder
-		for i, id := range part {
-			if i > 0 {
-				values.WriteString(", ")
-			}
-			values.WriteString("($" + strconv.Itoa(2*i+1) + "::bigint, $" + strconv.Itoa(2*i+2) + "::tsvector)")
-			args = append(args, id, tsvector(kept[id].doc.doc))
-		}
-		if _, err := e.exec(ctx, `INSERT INTO entry_docs (entry_id, doc)
-			SELECT d.id, d.doc FROM (VALUES `+values.String()+`) AS d (id, doc) JOIN entries e ON e.id = d.id
-			ON CONFLICT (entry_id) DO NOTHING`, args...); err != nil {
-			return e.interpretError(err, "indexing entries")
-		}
+	docs := make([]entryDoc, 0, len(kept))
+	for _, id := range slices.Sorted(maps.Keys(kept)) {
+		docs = append(docs, kept[id].doc)
 	}
-	return nil
+	return insertEntryDocs(ctx, e, docs, func(values string) string {
+		return `INSERT INTO entry_docs (entry_id, doc)
+			SELECT d.id, d.doc FROM (VALUES ` + values + `) AS d (id, doc) JOIN entries e ON e.id = d.id
+			ON CONFLICT (entry_id) DO NOTHING`
+	})
 }
 
 func (tsvectorIndex) scope(project string) (string, []string) {
