@@ -84,6 +84,7 @@ var notExported = map[string]string{
 	"touch_stats_days":             "derived: written again as the touches are restored",
 	"session_docs":                 "derived: the search index, written again as the sessions are restored",
 	"entry_docs":                   "derived: the search index, written again as the entries are restored",
+	"entries_default":              "a partition of entries (PostgreSQL), exported with them",
 	"search":                       "derived: the search index, written again as the entries are restored",
 	"search_backfill":              "the state of this database's search backfill",
 }
@@ -291,6 +292,15 @@ func (e executor) importKeyed(ctx context.Context, t exportTable, columns []stri
 	chunk := max(1, min(e.d.InsertRows, 30000/len(columns)))
 	for start := 0; start < len(rows); start += chunk {
 		part := rows[start:min(start+chunk, len(rows))]
+		if t.generated && e.d.MonthPartitions {
+			var err error
+			if part, err = e.withoutHeldIDs(ctx, t, part); err != nil {
+				return nil, err
+			}
+			if len(part) == 0 {
+				continue
+			}
+		}
 		args := make([]any, 0, len(part)*len(columns))
 		for _, row := range part {
 			for _, c := range columns {
@@ -342,6 +352,49 @@ func (e executor) importKeyed(ctx context.Context, t exportTable, columns []stri
 		}
 	}
 	return added, nil
+}
+
+// withoutHeldIDs returns the rows whose generated key the table does not
+// hold yet, and checks the others as checkHeld does. Where entries are
+// partitioned (Dialect.MonthPartitions), their primary key holds the
+// partition key too, so an id held by another session's entry is no
+// conflict to ON CONFLICT: it is looked for first.
+func (e executor) withoutHeldIDs(ctx context.Context, t exportTable, rows []map[string]any) ([]map[string]any, error) {
+	id := t.key[0]
+	ids := make([]any, 0, len(rows))
+	for _, row := range rows {
+		ids = append(ids, row[id])
+	}
+	q := &query{}
+	var in []string
+	for _, v := range ids {
+		in = append(in, q.arg(v))
+	}
+	found, err := e.query(ctx, `SELECT `+id+` FROM `+t.name+` WHERE `+id+` IN (`+strings.Join(in, ", ")+`)`, q.args...)
+	if err != nil {
+		return nil, e.interpretError(err, "checking the rows of "+t.name+" held already")
+	}
+	defer found.Close()
+	held := map[string]bool{}
+	for found.Next() {
+		var v any
+		if err := found.Scan(&v); err != nil {
+			return nil, e.interpretError(err, "checking the rows of "+t.name+" held already")
+		}
+		held[tupleOf([]any{v})] = true
+	}
+	if err := found.Err(); err != nil {
+		return nil, e.interpretError(err, "checking the rows of "+t.name+" held already")
+	}
+	var fresh, old []map[string]any
+	for _, row := range rows {
+		if held[tupleOf([]any{row[id]})] {
+			old = append(old, row)
+		} else {
+			fresh = append(fresh, row)
+		}
+	}
+	return fresh, e.checkHeld(ctx, t, old)
 }
 
 // checkHeld checks that rows an insert skipped are held as they are: under
