@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/store"
@@ -52,7 +53,9 @@ type SearchIndex interface {
 	// empty), newest first, at most limit (after and limit are
 	// placeholders).
 	entryCandidates(q *query, m searchMatch, where, after, limit string) string
-	// sessionCandidates is the same for sessions s.
+	// sessionCandidates is the same for sessions s and their documents
+	// d, without a window of its own: where may hold one, on
+	// d.session_id.
 	sessionCandidates(q *query, m searchMatch, columns, where, limit string) string
 	// newestFirst reports whether the index walks its matches newest
 	// first, stopping after limit (FTS5), or finds them all before they
@@ -388,30 +391,15 @@ func (e executor) Search(ctx context.Context, p store.SearchParams) (store.Searc
 		res.Capped = capped
 	}
 	if (f.Kind == "" || f.Kind == logbook.KindSession) && f.Tool == "" {
-		q := &query{}
-		q.and("s.id <> ''") // so the conditions are never empty
-		if f.Outcome != "" {
-			q.and("s.outcome = " + q.arg(string(f.Outcome)))
-		}
-		if !f.Since.IsZero() {
-			q.and("s.last_seen_at >= " + q.arg(micros(f.Since)))
-		}
-		stmt := e.d.Search.sessionCandidates(q, m, "s.id, s.title, s.goal, s.result", q.whereSQL(), q.arg(p.Candidates))
-		n, err := e.scanCandidates(ctx, stmt, q.args, func(rows *sql.Rows) error {
-			var c candidate
-			var s logbook.Session
-			if err := rows.Scan(&c.session, &s.Title, &s.Goal, &s.Result); err != nil {
-				return err
-			}
-			// A session's own words say what it was about: they weigh twice.
-			c.score = 2 * logbook.SearchScore(logbook.SessionSearchText(s), terms)
-			found = append(found, c)
-			return nil
-		})
+		sessions, capped, err := e.sessionCandidates(ctx, p, m)
 		if err != nil {
 			return res, err
 		}
-		res.Capped = res.Capped || n >= p.Candidates
+		for _, s := range sessions {
+			// A session's own words say what it was about: they weigh twice.
+			found = append(found, candidate{score: 2 * logbook.SearchScore(logbook.SessionSearchText(s), terms), session: s.ID})
+		}
+		res.Capped = res.Capped || capped
 	}
 	// Best first; among equals, entries newest first, then sessions.
 	slices.SortStableFunc(found, func(a, b candidate) int {
@@ -520,6 +508,59 @@ func (e executor) entryCandidates(ctx context.Context, p store.SearchParams, m s
 		return entries, len(ids) >= p.Candidates, err
 	}
 }
+
+// sessionCandidates reads the p.Candidates newest sessions whose documents
+// match m and that pass p.Filter's outcome and since, with what
+// SearchScore reads of them, and says whether there were more.
+//
+// An engine whose index finds matches in no order (PostgreSQL's GIN) is
+// asked in windows of the newest session ids, which begin with the time
+// their session started (logbook.NewID): a day at first, growing until
+// it holds enough matches or every session. Walking the ids backwards
+// instead, testing each, read every session for a rare word (1.2 s at a
+// million sessions).
+func (e executor) sessionCandidates(ctx context.Context, p store.SearchParams, m searchMatch) ([]logbook.Session, bool, error) {
+	now := time.Now()
+	for span := 24 * time.Hour; ; {
+		q := &query{}
+		q.and("s.id <> ''") // so the conditions are never empty
+		if p.Filter.Outcome != "" {
+			q.and("s.outcome = " + q.arg(string(p.Filter.Outcome)))
+		}
+		if !p.Filter.Since.IsZero() {
+			q.and("s.last_seen_at >= " + q.arg(micros(p.Filter.Since)))
+		}
+		windowed := !e.d.Search.newestFirst() && span < maxSessionWindow
+		if windowed {
+			q.and("d.session_id >= " + q.arg(logbook.IDFloor(now.Add(-span))))
+		}
+		var sessions []logbook.Session
+		stmt := e.d.Search.sessionCandidates(q, m, "s.id, s.title, s.goal, s.result", q.whereSQL(), q.arg(p.Candidates))
+		n, err := e.scanCandidates(ctx, stmt, q.args, func(rows *sql.Rows) error {
+			var s logbook.Session
+			err := rows.Scan(&s.ID, &s.Title, &s.Goal, &s.Result)
+			sessions = append(sessions, s)
+			return err
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		if n < p.Candidates && windowed {
+			// As entryCandidates grows its windows.
+			grow := time.Duration(16)
+			if n > 0 {
+				grow = time.Duration(max(4, 3*p.Candidates/(2*n)+1))
+			}
+			span *= grow
+			continue
+		}
+		return sessions, n >= p.Candidates, nil
+	}
+}
+
+// maxSessionWindow is the widest window of session ids searched before
+// every session is: some 30 years.
+const maxSessionWindow = 30 * 365 * 24 * time.Hour
 
 // entryTexts reads the entries of ids, newest first, as entryCandidates
 // gives them.
@@ -1032,12 +1073,12 @@ func (tsvectorIndex) entryCandidates(q *query, m searchMatch, where, after, limi
 }
 
 func (tsvectorIndex) sessionCandidates(q *query, m searchMatch, columns, where, limit string) string {
-	// Session ids begin with the time the session started (logbook.NewID):
-	// the newest first is a walk of session_docs' key backwards, which
-	// stops after limit when many match.
+	// As in entryCandidates, "|| ''" keeps the planner from walking the
+	// key backwards, testing each row: the window holds about limit
+	// matches, or the matches are few.
 	return `SELECT ` + columns + ` FROM session_docs d JOIN sessions s ON s.id = d.session_id
 		WHERE d.doc @@ ` + q.arg(tsQuery(m)) + `::tsquery AND ` + where + `
-		ORDER BY d.session_id DESC LIMIT ` + limit
+		ORDER BY d.session_id || '' DESC LIMIT ` + limit
 }
 
 func (tsvectorIndex) sessionsMatching(q *query, m searchMatch) string {

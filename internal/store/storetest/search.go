@@ -177,6 +177,39 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 		}
 	})
 
+	t.Run("SessionsNewestFirstWhateverTheirAge", func(t *testing.T) {
+		// PostgreSQL looks for matching sessions in windows of the newest
+		// ids, a day wide at first: sessions weeks apart, more than the
+		// candidates asked for, still come newest first. (They are
+		// recorded in the order they started: SQLite's index holds a
+		// session's document in the order it was first written.)
+		t.Parallel()
+		st := newStore(t)
+		var ids []string // newest first
+		for _, age := range []time.Duration{400 * 24 * time.Hour, 40 * 24 * time.Hour, 3 * 24 * time.Hour, 0} {
+			started := base.Add(-age)
+			s := logbook.Session{ID: logbook.NewID(started), Project: "p", Actor: "alice", Harness: "claude-code",
+				Status: logbook.StatusActive, StartedAt: started, LastSeenAt: started, Goal: "Feed the zebra"}
+			s.DeriveTitle()
+			if inserted, err := st.SessionInsert(ctx, &s); err != nil || !inserted {
+				t.Fatalf("SessionInsert: %v %v", inserted, err)
+			}
+			ids = append([]string{s.ID}, ids...)
+		}
+		for candidates := 1; candidates <= len(ids)+1; candidates++ {
+			res, err := st.Search(ctx, store.SearchParams{Project: "p", Query: "zebra", Candidates: candidates, Limit: 10})
+			must(t, err)
+			var got []string
+			for _, h := range res.Hits {
+				got = append(got, h.Session.ID)
+			}
+			want := ids[:min(candidates, len(ids))]
+			if !sameSet(got, want) || res.Capped != (candidates <= len(ids)) {
+				t.Errorf("%d candidates: found %v (capped %v), want the newest %v", candidates, got, res.Capped, want)
+			}
+		}
+	})
+
 	t.Run("RanksPagesAndCaps", func(t *testing.T) {
 		t.Parallel()
 		f := newSearchFixture(t, newStore(t))
