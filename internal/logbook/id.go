@@ -19,12 +19,3 @@ func NewID(now time.Time) string {
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
-
-// IDFloor returns the lowest id NewID gives at t, to the millisecond: the
-// ids of sessions started at t or later sort at or after it.
-func IDFloor(t time.Time) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(max(t.UnixMilli(), 0))<<16)
-	h := hex.EncodeToString(b[:6])
-	return h[0:8] + "-" + h[8:12]
-}

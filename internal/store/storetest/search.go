@@ -178,11 +178,13 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 	})
 
 	t.Run("SessionsNewestFirstWhateverTheirAge", func(t *testing.T) {
-		// PostgreSQL looks for matching sessions in windows of the newest
-		// ids, a day wide at first: sessions weeks apart, more than the
-		// candidates asked for, still come newest first. (They are
-		// recorded in the order they started: SQLite's index holds a
-		// session's document in the order it was first written.)
+		// PostgreSQL looks for matching sessions among the newest
+		// 16·candidates documents first, then asks its index for every
+		// match: sessions weeks apart, behind newer ones that do not
+		// match, more than the candidates asked for, still come newest
+		// first. (They are recorded in the order they started: SQLite's
+		// index holds a session's document in the order it was first
+		// written.)
 		t.Parallel()
 		st := newStore(t)
 		var ids []string // newest first
@@ -195,6 +197,15 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 				t.Fatalf("SessionInsert: %v %v", inserted, err)
 			}
 			ids = append([]string{s.ID}, ids...)
+		}
+		for i := range 20 {
+			started := base.Add(time.Duration(i+1) * time.Minute)
+			s := logbook.Session{ID: logbook.NewID(started), Project: "p", Actor: "bob", Harness: "codex",
+				Status: logbook.StatusActive, StartedAt: started, LastSeenAt: started, Goal: "Feed the cat"}
+			s.DeriveTitle()
+			if inserted, err := st.SessionInsert(ctx, &s); err != nil || !inserted {
+				t.Fatalf("SessionInsert: %v %v", inserted, err)
+			}
 		}
 		for candidates := 1; candidates <= len(ids)+1; candidates++ {
 			res, err := st.Search(ctx, store.SearchParams{Project: "p", Query: "zebra", Candidates: candidates, Limit: 10})
