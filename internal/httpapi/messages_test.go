@@ -3,9 +3,11 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/testdb"
@@ -24,7 +26,16 @@ func (c *client) inbox(t *testing.T, token, session string) []logbook.Message {
 	var answer struct {
 		Messages []logbook.Message `json:"messages"`
 	}
-	r := c.do("POST", "/v1/sessions/"+session+"/inbox", token, nil).expect(t, 200)
+	// Taking messages races other sessions' inboxes and the senders: on
+	// PostgreSQL the database may give way to one of them, answered 503
+	// "retry shortly (nothing of this one was stored)", which a client
+	// retries.
+	r := c.do("POST", "/v1/sessions/"+session+"/inbox", token, nil)
+	for try := 0; r.status == http.StatusServiceUnavailable && try < 20; try++ {
+		time.Sleep(10 * time.Millisecond)
+		r = c.do("POST", "/v1/sessions/"+session+"/inbox", token, nil)
+	}
+	r.expect(t, 200)
 	if err := json.Unmarshal([]byte(r.raw), &answer); err != nil || answer.Messages == nil {
 		t.Fatalf("inbox answer %s: %v", r.raw, err)
 	}
@@ -176,7 +187,15 @@ func TestMessagesTwoReplicas(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := range n {
-			[]replica{a, b}[i%2].do("POST", "/v1/messages", alice, map[string]string{"project": "demo", "to_actor": "bob", "text": fmt.Sprint("message ", i)}).expect(t, 201)
+			send := func() response {
+				return []replica{a, b}[i%2].do("POST", "/v1/messages", alice, map[string]string{"project": "demo", "to_actor": "bob", "text": fmt.Sprint("message ", i)})
+			}
+			r := send()
+			for try := 0; r.status == http.StatusServiceUnavailable && try < 20; try++ { // as the inbox, retried
+				time.Sleep(10 * time.Millisecond)
+				r = send()
+			}
+			r.expect(t, 201)
 		}
 	})
 	var mu sync.Mutex
