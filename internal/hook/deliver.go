@@ -23,10 +23,13 @@ type sender struct {
 	l     ledger.Ledger
 	spool *Spool
 	ids   map[string]string // SessionSpec JSON → logbook session id
+	// fromCache holds the identities of the sessions whose id came from
+	// the spool's cache rather than a start in this run.
+	fromCache map[string]bool
 }
 
 func newSender(l ledger.Ledger, spool *Spool) *sender {
-	return &sender{l: l, spool: spool, ids: map[string]string{}}
+	return &sender{l: l, spool: spool, ids: map[string]string{}, fromCache: map[string]bool{}}
 }
 
 // deliver is a DeliverFunc. Consecutive records of one session go as one
@@ -84,7 +87,25 @@ func batchEnd(recs []Record, i int) int {
 // send delivers records of one session: start it, append their entries
 // and touches in one batch, and end it when the last record says so.
 func (s *sender) send(ctx context.Context, recs []Record) error {
-	id, err := s.resolve(ctx, recs[0].Session)
+	spec := recs[0].Session
+	err := s.sendTo(ctx, spec, recs)
+	if err != nil && s.fromCache[spec.identity()] &&
+		(errors.Is(err, logbook.ErrNotFound) || errors.Is(err, logbook.ErrEnded)) {
+		// The id came from an earlier run, and the server no longer takes
+		// writes to it (a new database, a session ended elsewhere): start
+		// the session again, as a run without the cache would have.
+		s.forget(spec)
+		err = s.sendTo(ctx, spec, recs)
+	}
+	if err == nil && recs[len(recs)-1].End != nil {
+		s.forget(spec) // the next event of this session (a resume) starts it again
+	}
+	return err
+}
+
+// sendTo delivers records of one session to the session id resolve gives.
+func (s *sender) sendTo(ctx context.Context, spec SessionSpec, recs []Record) error {
+	id, err := s.resolve(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -108,13 +129,20 @@ func (s *sender) send(ctx context.Context, recs []Record) error {
 	return nil
 }
 
-// resolve starts the session spec names (its parent first), once per run,
-// and returns its logbook id. Starting is idempotent on the server and
-// refreshes the session's fields, so doing it again in the next run is a
-// heartbeat, not a second session.
+// resolve starts the session spec names (its parent first) and returns
+// its logbook id. Starting is idempotent on the server and refreshes the
+// session's fields, so it is needed only when they changed: a session
+// started with the same spec, in this run or an earlier one (the spool's
+// cache), is not started again. Each hook call is a process of its own,
+// so without the cache every delivery would cost a start and an append.
 func (s *sender) resolve(ctx context.Context, spec SessionSpec) (string, error) {
 	raw, _ := json.Marshal(spec)
 	if id, ok := s.ids[string(raw)]; ok {
+		return id, nil
+	}
+	if id := s.spool.startedID(spec, raw); id != "" {
+		s.ids[string(raw)] = id
+		s.fromCache[spec.identity()] = true
 		return id, nil
 	}
 	set := func(v string) *string {
@@ -140,10 +168,25 @@ func (s *sender) resolve(ctx context.Context, spec SessionSpec) (string, error) 
 		return "", errors.New("the server started a session but sent no id; is LOGBOOK_URL a logbook server?")
 	}
 	s.ids[string(raw)] = sess.ID
+	delete(s.fromCache, spec.identity())
 	if s.spool != nil {
 		s.spool.rememberID(spec, sess.ID)
+		s.spool.rememberStarted(spec, raw, sess.ID)
 	}
 	return sess.ID, nil
+}
+
+// forget drops what this run and the spool know of spec's session start,
+// so that the next delivery starts it again.
+func (s *sender) forget(spec SessionSpec) {
+	for raw := range s.ids {
+		var known SessionSpec
+		if json.Unmarshal([]byte(raw), &known) == nil && known.identity() == spec.identity() {
+			delete(s.ids, raw)
+		}
+	}
+	delete(s.fromCache, spec.identity())
+	s.spool.forgetStarted(spec)
 }
 
 // permanent reports whether the server refused a request for good: a 4xx

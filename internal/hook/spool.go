@@ -370,3 +370,39 @@ func (s *Spool) knownID(spec SessionSpec) string {
 	s.readCache(idCacheName(spec), &id)
 	return id
 }
+
+// startedCacheName is the cache file holding the spec a session was last
+// started with, and its logbook id.
+func startedCacheName(spec SessionSpec) string {
+	return filepath.Join("started", stableKey("session", spec.identity())[len("session:"):])
+}
+
+// startedSession is the content of a started cache file.
+type startedSession struct {
+	Spec json.RawMessage `json:"spec"`
+	ID   string          `json:"id"`
+}
+
+// rememberStarted notes that the session spec names was started with
+// exactly the spec whose JSON is raw, and got id.
+func (s *Spool) rememberStarted(spec SessionSpec, raw []byte, id string) {
+	_ = s.writeCache(startedCacheName(spec), startedSession{Spec: raw, ID: id})
+}
+
+// startedID returns the logbook id of the session spec names if it was
+// started with exactly the spec whose JSON is raw, or "" (also for a nil
+// spool).
+func (s *Spool) startedID(spec SessionSpec, raw []byte) string {
+	var known startedSession
+	if s == nil || !s.readCache(startedCacheName(spec), &known) || !bytes.Equal(known.Spec, raw) {
+		return ""
+	}
+	return known.ID
+}
+
+// forgetStarted drops the started cache of the session spec names.
+func (s *Spool) forgetStarted(spec SessionSpec) {
+	if s != nil {
+		s.removeCache(startedCacheName(spec))
+	}
+}
