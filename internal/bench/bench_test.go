@@ -91,6 +91,39 @@ func TestRawInsertMix(t *testing.T) {
 	}
 }
 
+// TestRawInsertWriters: on an engine whose transactions commit side by
+// side the raw baseline inserts with several writers, as the server does,
+// and stores every row once, each session numbered without a gap.
+func TestRawInsertWriters(t *testing.T) {
+	for _, tc := range []struct {
+		engine  string
+		st      store.Store
+		writers int
+	}{{"sqlite", testdb.SQLite(t), 1}, {"postgres", testdb.Postgres(t), rawWriters}} {
+		t.Run(tc.engine, func(t *testing.T) {
+			ctx := context.Background()
+			const rows = 1203 // several sessions a writer, and a remainder
+			res, err := RawInsert(ctx, tc.st, "raw", rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Rows != rows || res.Writers != tc.writers {
+				t.Fatalf("result %+v: want %d rows by %d writers", res, rows, tc.writers)
+			}
+			var stored, sessions, gapped int
+			err = tc.st.(*sqlstore.Store).DB().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(DISTINCT session_id),
+				(SELECT COUNT(*) FROM (SELECT session_id FROM entries GROUP BY session_id
+					HAVING MIN(seq) <> 1 OR MAX(seq) <> COUNT(*)) g) FROM entries`).Scan(&stored, &sessions, &gapped)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stored != rows || gapped != 0 {
+				t.Errorf("stored %d rows in %d sessions, %d numbered with gaps; want %d rows, none with gaps", stored, sessions, gapped, rows)
+			}
+		})
+	}
+}
+
 // startServer runs a real server (service and HTTP API) on a fresh SQLite
 // database, as `logbook bench` does in process, and returns its URL, a
 // project token and the store.
