@@ -101,6 +101,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		},
 		SingleWriter:    true,
 		CacheStatements: true,
+		Positional:      true,
 		Unavailable:     unavailable,
 		// VACUUM INTO reads one consistent snapshot (other connections
 		// keep writing meanwhile, thanks to WAL) and writes a compact copy.

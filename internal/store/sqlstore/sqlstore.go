@@ -69,14 +69,21 @@ type Dialect struct {
 	// SQLite, "EXPLAIN " on PostgreSQL.
 	ExplainPrefix string
 	// InsertRows is how many rows one multi-row INSERT takes (an entry has
-	// 20 parameters). SQLite looks each $N parameter up by name, in time
-	// that grows with their number, so it wants small chunks (10: in
-	// `logbook bench --batch 100` that inserted 40% more rows a second than
-	// 60); PostgreSQL takes a whole batch (500).
+	// 20 parameters). SQLite took small chunks (10: in `logbook bench
+	// --batch 100` that inserted 40% more rows a second than 60) when it
+	// looked each $N parameter up by name, in time that grew with their
+	// number; statements are now prepared with ? parameters (Positional),
+	// and 10 was kept, not measured again. Each chunk size is a statement
+	// of its own in the statement cache. PostgreSQL takes a whole batch
+	// (500).
 	InsertRows int
 	// CacheStatements keeps prepared statements (SQLite, where parsing a
 	// statement costs more than running it).
 	CacheStatements bool
+	// Positional prepares cached statements with ? parameters in place of
+	// $1, $2, … where they come in order (SQLite, which binds a ? by its
+	// place but looks a $N up by name).
+	Positional bool
 	// SingleWriter: the engine commits one transaction at a time, and the
 	// service should group concurrent writes (see store.Store).
 	SingleWriter bool
@@ -170,7 +177,7 @@ func (s *Store) Listen(ctx context.Context, wake func()) error {
 func New(db *sql.DB, d Dialect) *Store {
 	var cache *stmtCache
 	if d.CacheStatements {
-		cache = newStmtCache(db)
+		cache = newStmtCache(db, d.Positional)
 	}
 	var rows *sessionCache
 	if d.SingleWriter && d.DataVersionSQL != "" {

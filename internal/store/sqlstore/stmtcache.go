@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -22,15 +24,64 @@ import (
 // The cache is bounded: queries built from filters come in many shapes, and
 // past maxStatements a new shape runs unprepared rather than growing it.
 type stmtCache struct {
-	db     *sql.DB
-	mu     sync.Mutex
-	shared map[string]*sql.Stmt
+	db *sql.DB
+	// positional prepares each statement with its $N parameters written
+	// as ?, when they come in order (see positional).
+	positional bool
+	mu         sync.Mutex
+	shared     map[string]*sql.Stmt
 }
 
 const maxStatements = 256
 
-func newStmtCache(db *sql.DB) *stmtCache {
-	return &stmtCache{db: db, shared: map[string]*sql.Stmt{}}
+func newStmtCache(db *sql.DB, positional bool) *stmtCache {
+	return &stmtCache{db: db, positional: positional, shared: map[string]*sql.Stmt{}}
+}
+
+// prepared is the text query is prepared as.
+func (c *stmtCache) prepared(query string) string {
+	if c.positional {
+		return positional(query)
+	}
+	return query
+}
+
+// positional writes query's parameters $1, $2, … $n as ?, when each
+// appears once and in that order outside quotes and comments, and returns
+// query unchanged otherwise. SQLite binds a ? by its place, but looks each
+// $N up by name in a list as long as the statement's parameters: binding
+// a multi-row INSERT's hundreds of them took time that grew with their
+// square (modernc's bind asks for every parameter's name).
+func positional(query string) string {
+	var out strings.Builder
+	next := 1
+	for i := 0; i < len(query); i++ {
+		switch c := query[i]; {
+		case c == '\'' || c == '"': // a literal or a quoted name: copy to its end
+			end := strings.IndexByte(query[i+1:], c)
+			if end < 0 {
+				return query
+			}
+			out.WriteString(query[i : i+end+2])
+			i += end + 1
+		case c == '-' && strings.HasPrefix(query[i:], "--"), c == '/' && strings.HasPrefix(query[i:], "/*"):
+			return query // comments are rare in these statements: leave such a one as it is
+		case c == '$':
+			j := i + 1
+			for j < len(query) && query[j] >= '0' && query[j] <= '9' {
+				j++
+			}
+			if n, err := strconv.Atoi(query[i+1 : j]); err != nil || n != next {
+				return query
+			}
+			out.WriteByte('?')
+			next++
+			i = j - 1
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return out.String()
 }
 
 // get returns query's statement prepared on the database, preparing it
@@ -44,7 +95,7 @@ func (c *stmtCache) get(ctx context.Context, query string, prepare bool) *sql.St
 	if ok || !prepare || full {
 		return stmt
 	}
-	stmt, err := c.db.PrepareContext(ctx, query)
+	stmt, err := c.db.PrepareContext(ctx, c.prepared(query))
 	if err != nil {
 		return nil // run it unprepared; that reports the error
 	}
@@ -96,7 +147,7 @@ func (e executor) stmt(ctx context.Context, query string) *sql.Stmt {
 		stmt = e.tx.StmtContext(ctx, shared) // no parsing: it is prepared on the connection
 	} else {
 		var err error
-		if stmt, err = e.tx.PrepareContext(ctx, query); err != nil {
+		if stmt, err = e.tx.PrepareContext(ctx, e.cache.prepared(query)); err != nil {
 			return nil // run it unprepared; that reports the error
 		}
 		e.txStmts.later = append(e.txStmts.later, query)
