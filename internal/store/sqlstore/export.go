@@ -87,6 +87,7 @@ var notExported = map[string]string{
 	"entries_default":              "a partition of entries (PostgreSQL), exported with them",
 	"search":                       "derived: the search index, written again as the entries are restored",
 	"search_backfill":              "the state of this database's search backfill",
+	"search_vocab":                 "a view of the search index's words (SQLite's fts5vocab), stores nothing",
 }
 
 func exportTableNamed(name string) (exportTable, bool) {

@@ -221,6 +221,142 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 		}
 	})
 
+	t.Run("PrefixesOfFewAndManyWords", func(t *testing.T) {
+		// SQLite searches for the words a prefix begins when they are few,
+		// and for the prefix when they are many: the same matches either
+		// way, as PostgreSQL finds them.
+		t.Parallel()
+		st := newStore(t)
+		s := newSession(t, st, sessionOpts{})
+		other := newSession(t, st, sessionOpts{Project: "q"})
+		var entries []logbook.Entry
+		for i := range 40 {
+			entries = append(entries, logbook.Entry{SessionID: s.ID, Seq: int64(i + 1), At: base, Kind: logbook.KindMessage,
+				Text: fmt.Sprintf("the zeta%d node answers parseZeta%dConfig", i, i)})
+		}
+		insertAll(t, st, entries)
+		insertAll(t, st, []logbook.Entry{{SessionID: other.ID, Seq: 1, At: base, Kind: logbook.KindMessage, Text: "zeta zeta3 zetaq"}})
+		seqs := func(q string) []string {
+			res, err := st.Search(ctx, store.SearchParams{Project: "p", Query: q, Candidates: 100, Limit: 100})
+			must(t, err)
+			var got []string
+			for _, h := range res.Hits {
+				if h.Entry == nil || h.Entry.SessionID != s.ID {
+					t.Fatalf("search %q found %+v, not an entry of the session", q, h)
+				}
+				got = append(got, fmt.Sprint(h.Entry.Seq))
+			}
+			return got
+		}
+		var all, threes []string
+		for i := range 40 {
+			all = append(all, fmt.Sprint(i+1))
+			if i == 3 || i/10 == 3 {
+				threes = append(threes, fmt.Sprint(i+1))
+			}
+		}
+		for _, tc := range []struct {
+			q    string
+			want []string
+		}{
+			{"zeta*", all},                     // 40 words, and zeta itself in the other project
+			{"zeta3*", threes},                 // 11 words
+			{"zeta3* node", threes},            // and a word
+			{"zeta39*", []string{"40"}},        // 1 word
+			{"zetab*", nil},                    // none in this project
+			{"zetaq*", nil},                    // one, in the other project
+			{"parseZeta3*", threes},            // a phrase ending in a prefix
+			{"answ* zeta3*", threes},           // two prefixes
+			{"parseZeta1Conf*", []string{"2"}}, // 1 word after two
+		} {
+			if got := seqs(tc.q); !sameSet(got, tc.want) {
+				t.Errorf("search %q found entries %v, want %v", tc.q, got, tc.want)
+			}
+		}
+	})
+
+	t.Run("EntriesNewestFirstWhateverTheirAge", func(t *testing.T) {
+		// PostgreSQL tests the newest entries one by one first, then asks
+		// its index about wider and wider windows of the newest: entries of
+		// two words weeks apart, each behind hundreds of newer ones that
+		// hold one of the words or none, or hold both in another project,
+		// still come newest first, as many as the candidates asked for,
+		// and filters and phrases are still honoured.
+		t.Parallel()
+		st := newStore(t)
+		type match struct {
+			id     string // "session:seq"
+			phrase bool   // "connection refused", side by side
+			result bool   // a tool result
+			recent bool   // seen since base-10 days
+		}
+		var matches []match // newest first
+		sessions := map[string]string{}
+		for i, age := range []time.Duration{400 * 24 * time.Hour, 40 * 24 * time.Hour, 3 * 24 * time.Hour, time.Hour} {
+			started := base.Add(-age)
+			name := fmt.Sprintf("s%d", i)
+			s := newSession(t, st, sessionOpts{StartedAt: started})
+			sessions[s.ID] = name
+			other := newSession(t, st, sessionOpts{Project: "q", StartedAt: started})
+			var entries, others []logbook.Entry
+			add := func(e logbook.Entry) {
+				e.SessionID, e.Seq, e.At = s.ID, int64(len(entries)+1), started.Add(time.Duration(len(entries))*time.Second)
+				if e.Kind == "" {
+					e.Kind = logbook.KindMessage
+				}
+				entries = append(entries, e)
+			}
+			// Two matches a session: one a tool result with the phrase,
+			// one a message with both words apart.
+			add(logbook.Entry{Kind: logbook.KindToolResult, Tool: "Bash", Text: "dial tcp: connect: connection refused"})
+			matches = append([]match{{fmt.Sprintf("%s:%d", name, len(entries)), true, true, age < 10*24*time.Hour}}, matches...)
+			add(logbook.Entry{Text: "the refused request closed its connection"})
+			matches = append([]match{{fmt.Sprintf("%s:%d", name, len(entries)), false, false, age < 10*24*time.Hour}}, matches...)
+			for j := range 150 {
+				add(logbook.Entry{Text: []string{"connection reset", "refused to start", "nothing to see"}[j%3]})
+				others = append(others, logbook.Entry{SessionID: other.ID, Seq: int64(j + 1), At: started, Kind: logbook.KindMessage,
+					Text: "connection refused elsewhere"})
+			}
+			insertAll(t, st, entries)
+			insertAll(t, st, others)
+		}
+		name := func(h store.SearchHit) string {
+			if h.Entry == nil {
+				return "session " + h.Session.ID
+			}
+			return fmt.Sprintf("%s:%d", sessions[h.Entry.SessionID], h.Entry.Seq)
+		}
+		for _, tc := range []struct {
+			what  string
+			q     string
+			f     logbook.SearchFilter
+			keeps func(match) bool
+		}{
+			{"both words", "connection refused", logbook.SearchFilter{}, func(match) bool { return true }},
+			{"the phrase", `"connection refused"`, logbook.SearchFilter{}, func(m match) bool { return m.phrase }},
+			{"both words, tool results", "connection refused", logbook.SearchFilter{Kind: logbook.KindToolResult}, func(m match) bool { return m.result }},
+			{"both words, since", "connection refused", logbook.SearchFilter{Since: base.Add(-10 * 24 * time.Hour)}, func(m match) bool { return m.recent }},
+		} {
+			var want []string // newest first
+			for _, m := range matches {
+				if tc.keeps(m) {
+					want = append(want, m.id)
+				}
+			}
+			for candidates := 1; candidates <= len(want)+1; candidates++ {
+				res, err := st.Search(ctx, store.SearchParams{Project: "p", Query: tc.q, Filter: tc.f, Candidates: candidates, Limit: 100})
+				must(t, err)
+				var got []string
+				for _, h := range res.Hits {
+					got = append(got, name(h))
+				}
+				if !sameSet(got, want[:min(candidates, len(want))]) || res.Capped != (candidates <= len(want)) {
+					t.Errorf("%s, %d candidates: found %v (capped %v), want the newest %v", tc.what, candidates, got, res.Capped, want[:min(candidates, len(want))])
+				}
+			}
+		}
+	})
+
 	t.Run("RanksPagesAndCaps", func(t *testing.T) {
 		t.Parallel()
 		f := newSearchFixture(t, newStore(t))
