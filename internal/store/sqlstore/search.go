@@ -1080,28 +1080,26 @@ func (tsvectorIndex) writeEntries(ctx context.Context, e executor, docs []entryD
 	case changedDocs:
 		onConflict = " ON CONFLICT (entry_id) DO UPDATE SET doc = excluded.doc"
 	}
-	return insertEntryDocs(ctx, e, docs, func(values string) string {
-		return `INSERT INTO entry_docs (entry_id, doc) VALUES ` + values + onConflict
-	})
+	return insertEntryDocs(ctx, e, docs, `INSERT INTO entry_docs (entry_id, doc) SELECT d.id, d.doc::tsvector FROM `+entryDocsRows+onConflict)
 }
 
-// insertEntryDocs writes entries' documents in statements of 500 each,
-// statement making each one's SQL around the VALUES list of its rows (id,
-// tsvector).
-func insertEntryDocs(ctx context.Context, e executor, docs []entryDoc, statement func(values string) string) error {
-	const chunk = 500
+// entryDocsRows are the rows insertEntryDocs passes: two arrays, the
+// entries' ids and their documents. The statement's text is the same for
+// any number of rows, so PostgreSQL parses it once; a VALUES list made a
+// statement of its own for each count of rows, parsed and planned again.
+const entryDocsRows = `unnest($1::bigint[], $2::text[]) AS d (id, doc)`
+
+// insertEntryDocs writes entries' documents, in statements of 5,000 each,
+// with query, which reads its rows from entryDocsRows.
+func insertEntryDocs(ctx context.Context, e executor, docs []entryDoc, query string) error {
+	const chunk = 5000
 	for start := 0; start < len(docs); start += chunk {
 		part := docs[start:min(start+chunk, len(docs))]
-		args := make([]any, 0, 2*len(part))
-		var values strings.Builder
+		ids, vectors := make([]int64, len(part)), make([]string, len(part))
 		for i, d := range part {
-			if i > 0 {
-				values.WriteString(", ")
-			}
-			values.WriteString("($" + strconv.Itoa(2*i+1) + "::bigint, $" + strconv.Itoa(2*i+2) + "::tsvector)")
-			args = append(args, d.id, tsvector(d.doc))
+			ids[i], vectors[i] = d.id, tsvector(d.doc)
 		}
-		if _, err := e.exec(ctx, statement(values.String()), args...); err != nil {
+		if _, err := e.exec(ctx, query, ids, vectors); err != nil {
 			return e.interpretError(err, "indexing entries")
 		}
 	}
@@ -1183,11 +1181,9 @@ func (tsvectorIndex) writeKept(ctx context.Context, e executor, kept map[int64]p
 	for _, id := range slices.Sorted(maps.Keys(kept)) {
 		docs = append(docs, kept[id].doc)
 	}
-	return insertEntryDocs(ctx, e, docs, func(values string) string {
-		return `INSERT INTO entry_docs (entry_id, doc)
-			SELECT d.id, d.doc FROM (VALUES ` + values + `) AS d (id, doc) JOIN entries e ON e.id = d.id
-			ON CONFLICT (entry_id) DO NOTHING`
-	})
+	return insertEntryDocs(ctx, e, docs, `INSERT INTO entry_docs (entry_id, doc)
+		SELECT d.id, d.doc::tsvector FROM `+entryDocsRows+` JOIN entries e ON e.id = d.id
+		ON CONFLICT (entry_id) DO NOTHING`)
 }
 
 func (tsvectorIndex) scope(project string) (string, []string) {
