@@ -21,8 +21,10 @@ func alerts(ctx context.Context, env Env, args []string) int {
 A project's alert rules post to a webhook when a session ends failed or
 with a blocker (session_failed), the gate denies a tool call
 (command_denied), a session idle for N minutes still holds claims
-(idle_with_claims), or a session makes the same tool call N times in a row
-(tool_loop). Adding, deleting and testing rules takes the admin token.
+(idle_with_claims), a session makes the same tool call N times in a row
+(tool_loop), or model calls cost more than a budget in US dollars: a
+session's, an agent's in a UTC day or the project's in a UTC day
+(cost_over_budget). Adding, deleting and testing rules takes the admin token.
 
 Run 'logbook alerts <command> --help' for its flags.
 `
@@ -114,23 +116,32 @@ func threshold(r logbook.AlertRule) string {
 		return fmt.Sprintf("%d min", r.Threshold)
 	case logbook.AlertToolLoop:
 		return fmt.Sprintf("%d calls", r.Threshold)
+	case logbook.AlertCostOverBudget:
+		return r.Budget()
 	}
 	return "-"
 }
 
 func alertsAdd(ctx context.Context, env Env, args []string) int {
-	c := newAlertsCommand(env, "add", `Usage: logbook alerts add --kind K --webhook URL [--format json|slack] [--threshold N] [--name S]
+	c := newAlertsCommand(env, "add", `Usage: logbook alerts add --kind K --webhook URL [--format json|slack] [--threshold N] [--budget-usd D --scope S] [--name S]
 
 Adds an alert rule to the project (the admin token only) and prints the
 secret that signs its webhook's JSON bodies: keep it, it is not shown
 again. The kinds: session_failed, command_denied, idle_with_claims
 (threshold: minutes, default 30), tool_loop (threshold: calls in a row,
-default 5).`)
+default 5), cost_over_budget (--budget-usd and --scope: session for each
+session's own model calls, agent_day for each agent's sessions started in
+a UTC day, project_day for all the project's sessions started in a UTC
+day). For example:
+
+  logbook alerts add --kind cost_over_budget --budget-usd 25 --scope project_day --webhook https://hooks.example.com/logbook`)
 	var body ledger.AlertRuleBody
-	c.fs.StringVar((*string)(&body.Kind), "kind", "", "session_failed, command_denied, idle_with_claims or tool_loop")
+	c.fs.StringVar((*string)(&body.Kind), "kind", "", "session_failed, command_denied, idle_with_claims, tool_loop or cost_over_budget")
 	c.fs.StringVar(&body.WebhookURL, "webhook", "", "the http(s) URL alerts are posted to")
 	c.fs.StringVar((*string)(&body.Format), "format", "json", "json (signed, logbook's body) or slack ({\"text\": ...})")
 	c.fs.IntVar(&body.Threshold, "threshold", 0, "idle_with_claims: minutes; tool_loop: calls in a row (0: the default)")
+	c.fs.Float64Var(&body.BudgetUSD, "budget-usd", 0, "cost_over_budget: the budget in US dollars, e.g. 25 or 2.50")
+	c.fs.StringVar((*string)(&body.Scope), "scope", "", "cost_over_budget: whose cost: session, agent_day or project_day")
 	c.fs.StringVar(&body.Name, "name", "", "a name for the rule (default: its kind)")
 	if done, code := c.parse(env, args, 0); done {
 		return code

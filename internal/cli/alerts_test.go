@@ -78,6 +78,25 @@ func TestAlertsCommands(t *testing.T) {
 	}
 	run(alice, 2, "alerts", "test") // no rule named
 
+	_, errOut = run(admin, 1, "alerts", "add", "--kind", "cost_over_budget", "--budget-usd", "2.5", "--webhook", hook.URL+"/budget")
+	if !strings.Contains(errOut, "scope") || !strings.Contains(errOut, "agent_day") {
+		t.Errorf("alerts add of a budget without a scope: %s", errOut)
+	}
+	out, _ = run(admin, 0, "alerts", "add", "--kind", "cost_over_budget", "--budget-usd", "2.5", "--scope", "agent_day", "--name", "agents", "--webhook", hook.URL+"/budget")
+	budget := regexp.MustCompile(`added alert rule (\S+) \(agents, cost_over_budget\)`).FindStringSubmatch(out)
+	if budget == nil {
+		t.Fatalf("alerts add of a budget:\n%s", out)
+	}
+	out, _ = run(alice, 0, "alerts", "list")
+	if !strings.Contains(out, "$2.50 an agent a day") {
+		t.Errorf("alerts list with a budget:\n%s", out)
+	}
+	out, _ = run(admin, 0, "alerts", "test", budget[1])
+	if !strings.Contains(out, "the webhook answered 204") || posts.Load() != 2 {
+		t.Errorf("alerts test of the budget: %s (%d posts)", out, posts.Load())
+	}
+	run(admin, 0, "alerts", "rm", budget[1])
+
 	s, _, err := svc.StartSession(ctx, service.Caller{Actor: "alice", Project: "demo"}, service.StartParams{Harness: "claude-code"})
 	if err != nil {
 		t.Fatal(err)

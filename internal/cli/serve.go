@@ -202,7 +202,7 @@ func adminTokenPath(env Env, db string) string {
 
 // sweep runs the sweeper once a minute until ctx is done: timed-out
 // sessions, expired claims, old events, the projects' retention, and the
-// idle_with_claims alerts.
+// idle_with_claims alerts and the cost_over_budget ones of a day no write raised.
 func sweep(ctx context.Context, svc *service.Service, retention time.Duration, log *slog.Logger) {
 	ticker := time.NewTicker(time.Minute)
 	defer ticker.Stop()
@@ -214,7 +214,7 @@ func sweep(ctx context.Context, svc *service.Service, retention time.Duration, l
 		case res.TimedOut > 0 || res.ClaimsExpired > 0 || res.EventsPruned > 0 || res.Retention.Batches > 0 || res.AlertsRaised > 0:
 			log.Info("swept", "timed_out_sessions", res.TimedOut, "expired_claims", res.ClaimsExpired, "pruned_events", res.EventsPruned,
 				"retention_sessions", res.Retention.Sessions, "retention_entries", res.Retention.Entries, "retention_payloads", res.Retention.Payloads,
-				"idle_alerts", res.AlertsRaised)
+				"alerts_raised", res.AlertsRaised)
 		}
 		select {
 		case <-ctx.Done():

@@ -403,6 +403,9 @@ func (l httpLedger) TestAlertRule(ctx context.Context, project, id string) (logb
 }
 
 func (l httpLedger) Alerts(ctx context.Context, p ledger.AlertsParams) ([]logbook.Alert, error) {
+	if p.Project == "" { // the route names it; the server would answer that it has no such route
+		return nil, logbook.Invalid("project", "name the project whose alerts to list (logbook mcp takes a default from --project or LOGBOOK_PROJECT)")
+	}
 	q := url.Values{}
 	if p.RuleID != "" {
 		q.Set("rule", p.RuleID)

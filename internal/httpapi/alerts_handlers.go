@@ -18,7 +18,7 @@ func (h *handler) listAlertRules(w http.ResponseWriter, r *http.Request, c servi
 
 func (h *handler) addAlertRule(w http.ResponseWriter, r *http.Request, c service.Caller) {
 	var body ledger.AlertRuleBody
-	if err := decodeKnown(w, r, &body, `{"kind": K, "webhook_url": U, "format": "json" or "slack", "threshold": N, "name": S}`); err != nil {
+	if err := decodeKnown(w, r, &body, `{"kind": K, "webhook_url": U, "format": "json" or "slack", "threshold": N, "budget_usd": 25.50, "scope": "session", "agent_day" or "project_day", "name": S}`); err != nil {
 		h.writeError(w, r, err)
 		return
 	}

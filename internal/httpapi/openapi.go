@@ -199,6 +199,21 @@ var (
 	shapedType  = reflect.TypeFor[shaped]()
 )
 
+// enums are the string types whose values are few and known: each is
+// described with its values.
+var enums = map[reflect.Type]func() []any{
+	reflect.TypeFor[logbook.AlertKind]():  func() []any { return values(logbook.AlertKinds) },
+	reflect.TypeFor[logbook.AlertScope](): func() []any { return values(logbook.AlertScopes) },
+}
+
+func values[S ~[]E, E ~string](known S) []any {
+	out := make([]any, len(known))
+	for i, v := range known {
+		out[i] = string(v)
+	}
+	return out
+}
+
 // shaped is a type written in JSON as another type (its JSONShape).
 type shaped interface{ JSONShape() any }
 
@@ -215,6 +230,9 @@ func schemaOf(t reflect.Type, depth int, answer bool) map[string]any {
 		return map[string]any{"anyOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}}}
 	case policyType:
 		return policySchema(depth, answer)
+	}
+	if known, ok := enums[t]; ok {
+		return map[string]any{"type": "string", "enum": known()}
 	}
 	if t.Kind() != reflect.Pointer && t.Implements(shapedType) {
 		// A type with its own MarshalJSON says which type it is written as.

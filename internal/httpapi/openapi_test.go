@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,6 +86,20 @@ func TestOpenAPIDocument(t *testing.T) {
 		if !strings.Contains(entries, field) {
 			t.Errorf("the entries body does not describe %s: %s", field, entries)
 		}
+	}
+	var rule struct {
+		Properties map[string]struct {
+			Type string
+			Enum []string
+		}
+	}
+	if err := json.Unmarshal([]byte(body("post", "/v1/projects/{project}/alert_rules")), &rule); err != nil {
+		t.Fatal(err)
+	}
+	budget, scope, kind := rule.Properties["budget_usd"], rule.Properties["scope"], rule.Properties["kind"]
+	if budget.Type != "number" || scope.Type != "string" || strings.Join(scope.Enum, " ") != "session agent_day project_day" ||
+		!slices.Contains(kind.Enum, "cost_over_budget") {
+		t.Errorf("the alert rule body: budget_usd %+v, scope %+v, kind %+v", budget, scope, kind)
 	}
 	var start struct {
 		Properties map[string]map[string]any

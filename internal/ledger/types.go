@@ -336,6 +336,12 @@ type AlertRuleBody struct {
 	Name      string            `json:"name,omitempty"`
 	Kind      logbook.AlertKind `json:"kind"`
 	Threshold int               `json:"threshold,omitempty"`
+	// BudgetUSD is a cost_over_budget rule's budget, in US dollars (a
+	// decimal: 25, 2.50), and Scope whose cost it is for: session,
+	// agent_day or project_day (logbook.AlertScope). Other kinds take
+	// neither.
+	BudgetUSD float64            `json:"budget_usd,omitempty"`
+	Scope     logbook.AlertScope `json:"scope,omitempty"`
 	// WebhookURL is where alerts are posted (http or https).
 	WebhookURL string `json:"webhook_url"`
 	// Format is json (default: logbook.AlertBody, signed) or slack.

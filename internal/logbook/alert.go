@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -32,10 +34,40 @@ const (
 	// input) Threshold times in a row: an agent in a loop. Subject: the
 	// session.
 	AlertToolLoop AlertKind = "tool_loop"
+	// AlertCostOverBudget: what model calls cost went over the rule's
+	// budget (BudgetMicros) in its scope (Scope): a session, an agent's
+	// sessions started in a UTC day, or all the project's sessions
+	// started in a UTC day. Subject: the session id, "agent:NAME@DAY" or
+	// "day:DAY" (DAY as 2006-01-02).
+	AlertCostOverBudget AlertKind = "cost_over_budget"
 )
 
 // AlertKinds lists every kind of alert rule.
-var AlertKinds = []AlertKind{AlertSessionFailed, AlertCommandDenied, AlertIdleWithClaims, AlertToolLoop}
+var AlertKinds = []AlertKind{AlertSessionFailed, AlertCommandDenied, AlertIdleWithClaims, AlertToolLoop, AlertCostOverBudget}
+
+// AlertScope is whose cost a cost_over_budget rule adds up.
+type AlertScope string
+
+// The scopes of a cost_over_budget rule. A day is a UTC day, and the
+// sessions of a day are those that started in it, as the statistics and
+// the cost per day count them: a session that runs past midnight keeps
+// adding to the day it started in.
+const (
+	// ScopeSession: one session's own model calls. A subagent is a
+	// session of its own, checked on its own; its cost is not its
+	// parent's.
+	ScopeSession AlertScope = "session"
+	// ScopeAgentDay: the sessions of one named agent (Session.Agent)
+	// started in a UTC day, subagents with that agent included. Sessions
+	// of no agent are not counted.
+	ScopeAgentDay AlertScope = "agent_day"
+	// ScopeProjectDay: every session of the project started in a UTC
+	// day, subagents included.
+	ScopeProjectDay AlertScope = "project_day"
+)
+
+// AlertScopes lists every scope of a cost_over_budget rule.
+var AlertScopes = []AlertScope{ScopeSession, ScopeAgentDay, ScopeProjectDay}
 
 // Valid reports whether k is a known kind.
 func (k AlertKind) Valid() bool {
@@ -67,6 +99,9 @@ const (
 	// DefaultLoopCalls and MaxLoopCalls bound AlertToolLoop's threshold.
 	DefaultLoopCalls = 5
 	MaxLoopCalls     = 100
+	// MaxBudgetUSD bounds a cost_over_budget rule's budget; its least is
+	// a millionth of a dollar, the unit costs are kept in.
+	MaxBudgetUSD = 1_000_000
 	// MaxWebhookURL bounds a webhook URL's length.
 	MaxWebhookURL = 2048
 	// MaxAlertAttempts is how many times a webhook is tried before the
@@ -88,6 +123,15 @@ type AlertRule struct {
 	// Threshold is the minutes of AlertIdleWithClaims, the calls in a row
 	// of AlertToolLoop; the other kinds take none (0).
 	Threshold int `json:"threshold,omitempty"`
+	// BudgetUSD is AlertCostOverBudget's budget in US dollars, as a
+	// person gives it (a decimal such as 12.50); BudgetMicros is the same
+	// in millionths of a dollar, the unit costs are kept and compared in.
+	// Normalize sets BudgetMicros from BudgetUSD; a rule read from the
+	// store has both.
+	BudgetUSD    float64 `json:"budget_usd,omitempty"`
+	BudgetMicros int64   `json:"budget_micros,omitempty"`
+	// Scope is whose cost AlertCostOverBudget adds up.
+	Scope AlertScope `json:"scope,omitempty"`
 	// WebhookURL is where alerts go (http or https). It often carries a
 	// secret of its own (Slack's do), so a rule read back shows it masked
 	// (MaskWebhookURL).
@@ -125,6 +169,9 @@ func (r *AlertRule) Normalize() error {
 			return Invalid("threshold", "a %s rule takes no threshold; leave it out", r.Kind)
 		}
 	}
+	if err := r.normalizeBudget(); err != nil {
+		return err
+	}
 	switch r.Format {
 	case "":
 		r.Format = AlertJSON
@@ -140,6 +187,47 @@ func (r *AlertRule) Normalize() error {
 		r.Name = string(r.Kind)
 	}
 	return nil
+}
+
+// normalizeBudget checks the budget and scope of a cost_over_budget rule
+// (and that no other kind has them) and sets BudgetMicros.
+func (r *AlertRule) normalizeBudget() error {
+	if r.Kind != AlertCostOverBudget {
+		switch {
+		case r.BudgetUSD != 0 || r.BudgetMicros != 0:
+			return Invalid("budget_usd", "a %s rule takes no budget; leave it out", r.Kind)
+		case r.Scope != "":
+			return Invalid("scope", "a %s rule takes no scope; leave it out", r.Kind)
+		}
+		return nil
+	}
+	micros := math.Round(r.BudgetUSD * 1e6)
+	if math.IsNaN(r.BudgetUSD) || micros < 1 || r.BudgetUSD > MaxBudgetUSD {
+		return Invalid("budget_usd", "give the budget in US dollars, a number from 0.000001 to %d such as 25 or 2.50", MaxBudgetUSD)
+	}
+	r.BudgetMicros, r.BudgetUSD = int64(micros), micros/1e6
+	switch r.Scope {
+	case ScopeSession, ScopeAgentDay, ScopeProjectDay:
+	case "":
+		return Invalid("scope", "say whose cost the budget is for: session (each session's), agent_day (each agent's in a UTC day) or project_day (the project's in a UTC day)")
+	default:
+		return Invalid("scope", "%q is not a scope; use session, agent_day or project_day", r.Scope)
+	}
+	return nil
+}
+
+// Budget says a cost_over_budget rule's budget for a person: "$25.00 a
+// session", "$2.125 an agent a day", "$100.00 a day"; "" for other kinds.
+func (r AlertRule) Budget() string {
+	if r.Kind != AlertCostOverBudget {
+		return ""
+	}
+	dollars := fmt.Sprintf("%d.%06d", r.BudgetMicros/1_000_000, r.BudgetMicros%1_000_000)
+	for strings.HasSuffix(dollars, "0") && len(dollars)-strings.IndexByte(dollars, '.') > 3 {
+		dollars = dollars[:len(dollars)-1] // the cents always, more digits where the budget has them
+	}
+	per := map[AlertScope]string{ScopeSession: "a session", ScopeAgentDay: "an agent a day", ScopeProjectDay: "a day"}[r.Scope]
+	return strings.TrimSpace("$" + dollars + " " + per)
 }
 
 // CheckWebhookURL refuses what is not an absolute http or https URL with

@@ -2,7 +2,7 @@
 // its session (start_session, set_goal, record, plan, complete_task), to
 // coordinate with other agents (claim, release), to ask before running a
 // shell command (classify_command) and to read the ledger (search,
-// list_sessions, get_session).
+// list_sessions, get_session, list_alerts).
 //
 // The tools are defined once, in tools.go, over the ledger port
 // (ledger.Ledger). Two ledgers answer them: the service in process, as the

@@ -263,6 +263,7 @@ func TestToolsAreDescribed(t *testing.T) {
 		"search":           {readOnly: true, required: []string{"q"}},
 		"list_sessions":    {readOnly: true},
 		"get_session":      {readOnly: true, required: []string{"session_id"}},
+		"list_alerts":      {readOnly: true},
 		"send_message":     {required: []string{"text"}},
 		"read_inbox":       {required: []string{"session_id"}},
 		"ack":              {idempotent: true, required: []string{"message_id"}},
@@ -539,8 +540,8 @@ func TestStreamableHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 15 {
-		t.Errorf("%d tools over HTTP, want 15", len(tools.Tools))
+	if len(tools.Tools) != 16 {
+		t.Errorf("%d tools over HTTP, want 16", len(tools.Tools))
 	}
 	var sess session
 	ok(t, alice, "start_session", map[string]any{"harness": "claude-code", "harness_session_id": "h1", "goal": "Ship the MCP server"}, &sess)

@@ -28,7 +28,8 @@ When you finish or stop, call complete_task with the outcome and what was done.`
 // register adds logbook's tools to s. Annotations say what each does to
 // the ledger (none reaches outside it, so none is open-world):
 //
-//   - read-only: classify_command, search, list_sessions, get_session;
+//   - read-only: classify_command, search, list_sessions, get_session,
+//     list_alerts;
 //   - additive and idempotent: start_session (on harness_session_id),
 //     set_goal, claim (claiming again renews), check_write (claims the
 //     files when the project claims on first write), ack;
@@ -83,6 +84,10 @@ Returns {results, next_cursor, ranked, more}, best first: each result names the 
 Every filter is optional and they combine. Returns {sessions, next_cursor}; pass next_cursor as cursor for the next page.`}, listSessions)
 
 	add(s, ts, &sdk.Tool{Name: "get_session", Title: "Read a session", Annotations: readOnly(), Description: `Read a session: its fields (cost_micros: what its model calls cost, in millionths of a US dollar), up to 500 entries after after_seq (call again with next_after_seq to read on; a model call's usage carries its cost_micros), its subagents, plan, links, touched files and claims.`}, getSession)
+
+	add(s, ts, &sdk.Tool{Name: "list_alerts", Title: "List alerts", Annotations: readOnly(), Description: `List the alerts the project's rules raised, the newest first, and where the delivery of each to its rule's webhook stands.
+The rules post when a session ends failed or blocked (session_failed), the gate denies a command (command_denied), a quiet session holds claims (idle_with_claims), a session repeats a tool call (tool_loop), or model calls cost more than a budget (cost_over_budget).
+Returns {alerts}: each with kind, subject, session_id, summary, details, raised_at, and status (pending, delivered or failed), attempts, next_attempt_at and log (each attempt's HTTP status or error).`}, listAlerts)
 
 	ts.registerMessages(s)
 }
@@ -382,4 +387,18 @@ func getSession(ctx context.Context, l ledger.Ledger, in getInput) (ledger.Sessi
 		return ledger.SessionView{}, logbook.Invalid("after_seq", "give 0 to read from the start, or next_after_seq to read on")
 	}
 	return l.GetSession(ctx, in.SessionID, ledger.GetParams{AfterSeq: in.AfterSeq})
+}
+
+type alertsInput struct {
+	Project string `json:"project,omitempty" jsonschema:"the project; leave out for the default one (logbook mcp --project) or your token's"`
+	RuleID  string `json:"rule_id,omitempty" jsonschema:"only the alerts of this rule (its id)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"how many alerts, the newest: 1 to 200, default 50"`
+}
+
+func listAlerts(ctx context.Context, l ledger.Ledger, in alertsInput) (ledger.AlertsAnswer, error) {
+	if in.Limit < 0 {
+		return ledger.AlertsAnswer{}, logbook.Invalid("limit", "give a limit from 1 to 200")
+	}
+	alerts, err := l.Alerts(ctx, ledger.AlertsParams{Project: in.Project, RuleID: in.RuleID, Limit: in.Limit})
+	return ledger.AlertsAnswer{Alerts: alerts}, err
 }

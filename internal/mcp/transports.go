@@ -131,7 +131,7 @@ func writeProblem(w http.ResponseWriter, status int, title, detail string) {
 
 // WithProject returns l with project as the default project of the tools
 // that take one (start_session, classify_command, list_sessions,
-// send_message): an
+// send_message, list_alerts): an
 // agent that names none acts in it, rather than in its token's project
 // (an admin token has none). logbook mcp --project (LOGBOOK_PROJECT)
 // sets it.
@@ -167,6 +167,11 @@ func (d defaultProject) ListSessions(ctx context.Context, p ledger.ListParams) (
 
 func (d defaultProject) Classify(ctx context.Context, project, command string) (classify.Verdict, error) {
 	return d.Ledger.Classify(ctx, d.or(project), command)
+}
+
+func (d defaultProject) Alerts(ctx context.Context, p ledger.AlertsParams) ([]logbook.Alert, error) {
+	p.Project = d.or(p.Project)
+	return d.Ledger.Alerts(ctx, p)
 }
 
 func (d defaultProject) SendMessage(ctx context.Context, p ledger.SendParams) (logbook.Message, error) {

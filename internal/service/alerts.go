@@ -53,7 +53,8 @@ func (s *Service) AddAlertRule(ctx context.Context, c Caller, project string, b 
 	if err != nil {
 		return logbook.AlertRule{}, err
 	}
-	r := logbook.AlertRule{Name: b.Name, Kind: b.Kind, Threshold: b.Threshold, WebhookURL: b.WebhookURL, Format: b.Format}
+	r := logbook.AlertRule{Name: b.Name, Kind: b.Kind, Threshold: b.Threshold, BudgetUSD: b.BudgetUSD, Scope: b.Scope,
+		WebhookURL: b.WebhookURL, Format: b.Format}
 	if err := r.Normalize(); err != nil {
 		return logbook.AlertRule{}, err
 	}
@@ -153,7 +154,15 @@ const alertRulesTTL = 10 * time.Second
 type alertRuleCache struct {
 	mu        sync.Mutex
 	byProject map[string]cachedRules
+	// overBudget notes the day subjects of cost_over_budget rules this
+	// process found over budget and raised (or found raised): see
+	// raiseCost.
+	overBudget map[string]bool
 }
+
+// maxOverBudget bounds alertRuleCache.overBudget: past it, it starts
+// again empty (each subject then costs one more try at raising it).
+const maxOverBudget = 4096
 
 type cachedRules struct {
 	rules  []logbook.AlertRule
@@ -190,6 +199,30 @@ func (a *alertRuleCache) of(ctx context.Context, ex store.Executor, project stri
 		}
 	}
 	return out, nil
+}
+
+// raisedBefore reports whether this process raised (or found raised)
+// rule's alert about subject; a nil cache knows of none.
+func (a *alertRuleCache) raisedBefore(rule, subject string) bool {
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.overBudget[rule+"\x00"+subject]
+}
+
+// noteRaised remembers that rule's alert about subject is raised.
+func (a *alertRuleCache) noteRaised(rule, subject string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.overBudget == nil || len(a.overBudget) >= maxOverBudget {
+		a.overBudget = map[string]bool{}
+	}
+	a.overBudget[rule+"\x00"+subject] = true
 }
 
 // forget drops a project's rules, read again at their next use.
@@ -250,13 +283,18 @@ func raiseOnEnd(ctx context.Context, tx *work, sess *logbook.Session, now time.T
 	return nil
 }
 
-// raiseOnEntries checks entries a session just recorded against the
-// project's rules: a tool call the gate denied (command_denied), and the
-// session's last tool calls all the same (tool_loop).
+// raiseOnEntries checks entries a session just recorded (and counted in
+// sess) against the project's rules: a tool call the gate denied
+// (command_denied), the session's last tool calls all the same
+// (tool_loop), and what their model calls cost (cost_over_budget).
 func raiseOnEntries(ctx context.Context, tx *work, sess *logbook.Session, entries []logbook.Entry, now time.Time) error {
 	var denied []logbook.Entry
 	calls := false
+	var cost int64
 	for _, e := range entries {
+		if e.Usage != nil {
+			cost = logbook.AddTokens(cost, e.Usage.CostMicros)
+		}
 		switch e.Kind {
 		case logbook.KindToolCall:
 			calls = true
@@ -268,6 +306,11 @@ func raiseOnEntries(ctx context.Context, tx *work, sess *logbook.Session, entrie
 	}
 	if len(denied) > 0 {
 		if err := raiseDenied(ctx, tx, sess, denied, now); err != nil {
+			return err
+		}
+	}
+	if cost > 0 {
+		if err := raiseCost(ctx, tx, sess, cost, now); err != nil {
 			return err
 		}
 	}
@@ -346,6 +389,145 @@ func raiseLoop(ctx context.Context, tx *work, sess *logbook.Session, now time.Ti
 		}
 	}
 	return nil
+}
+
+// raiseCost raises the cost_over_budget alerts whose budget the entries
+// a session just recorded took their scope's cost over: cost is what
+// their model calls cost, already counted in sess.CostMicros. A rule is
+// crossed when the cost before was under its budget and is now at or
+// over it: the write that crosses it raises it, and the later ones do
+// not try again.
+//
+// A session's cost is exact: the transaction holds the session's row. A
+// day's (the project's, or an agent's) is read from the statistics'
+// rollups with what this transaction changed (store.SessionCostOfDay),
+// only when the project has such a rule. On PostgreSQL, transactions
+// side by side (replicas, or one replica's committers) that cross a
+// budget together may both raise it (the outbox keeps one per rule and
+// subject), or neither, when each read the total without the other's.
+// So a write that finds a day over its budget raises it too, unless this
+// process raised it or found it raised before (alertRuleCache.overBudget):
+// the next write raises what such a race left, and the sweeper what no
+// later write did (raiseCostDays).
+func raiseCost(ctx context.Context, tx *work, sess *logbook.Session, cost int64, now time.Time) error {
+	rules, err := tx.alertRules.of(ctx, tx, sess.Project, logbook.AlertCostOverBudget)
+	if err != nil || len(rules) == 0 {
+		return err
+	}
+	var dayTotals, agentTotals map[string]int64 // read at their first use, without this write's cost
+	for _, r := range rules {
+		var before int64
+		subject := ""
+		switch r.Scope {
+		case logbook.ScopeSession:
+			before = sess.CostMicros - cost
+		case logbook.ScopeAgentDay:
+			if sess.Agent == "" {
+				continue
+			}
+			if agentTotals == nil {
+				if agentTotals, err = tx.SessionCostOfDay(ctx, store.SessionCostOfDayParams{Project: sess.Project, Day: sess.StartedAt, Agent: sess.Agent}); err != nil {
+					return err
+				}
+			}
+			before, subject = agentTotals[sess.Agent], agentDaySubject(sess.Agent, sess.StartedAt)
+		case logbook.ScopeProjectDay:
+			if dayTotals == nil {
+				if dayTotals, err = tx.SessionCostOfDay(ctx, store.SessionCostOfDayParams{Project: sess.Project, Day: sess.StartedAt}); err != nil {
+					return err
+				}
+			}
+			before, subject = dayTotals[""], projectDaySubject(sess.StartedAt)
+		default:
+			continue
+		}
+		after := logbook.AddTokens(before, cost)
+		crossed := before < r.BudgetMicros && after >= r.BudgetMicros
+		overLeft := subject != "" && before >= r.BudgetMicros && !tx.alertRules.raisedBefore(r.ID, subject)
+		if !crossed && !overLeft {
+			continue
+		}
+		if err := raiseBudget(ctx, tx, r, sess, sess.StartedAt, sess.Agent, after, now); err != nil {
+			return err
+		}
+		if subject != "" {
+			tx.alertRules.noteRaised(r.ID, subject) // or found raised; if this transaction fails, the sweeper raises it
+		}
+	}
+	return nil
+}
+
+// agentDaySubject and projectDaySubject are the subjects of a
+// cost_over_budget rule of the day: "agent:NAME@2006-01-02",
+// "day:2006-01-02" (UTC).
+func agentDaySubject(agent string, day time.Time) string {
+	return "agent:" + agent + "@" + day.UTC().Format(time.DateOnly)
+}
+
+func projectDaySubject(day time.Time) string { return "day:" + day.UTC().Format(time.DateOnly) }
+
+// raiseBudget raises cost_over_budget rule r's alert about its subject:
+// session sess (ScopeSession), or the UTC day of day, an agent's or the
+// project's; cost is what the subject cost, at or over the budget. sess
+// is the session whose write crossed it (nil from the sweeper).
+func raiseBudget(ctx context.Context, tx *work, r logbook.AlertRule, sess *logbook.Session, day time.Time, agent string,
+	cost int64, now time.Time) error {
+	date := day.UTC().Format(time.DateOnly)
+	details := map[string]any{"scope": r.Scope, "budget_usd": r.BudgetUSD, "budget_micros": r.BudgetMicros,
+		"cost_usd": float64(cost) / 1e6, "cost_micros": cost}
+	var subject, sessionID, whose string
+	switch r.Scope {
+	case logbook.ScopeSession:
+		subject, sessionID, whose = sess.ID, sess.ID, sessionName(sess)
+		details["actor"], details["agent"], details["title"] = sess.Actor, sess.Agent, sess.Title
+	case logbook.ScopeAgentDay:
+		subject, whose = agentDaySubject(agent, day), fmt.Sprintf("agent %s's sessions started on %s (UTC)", agent, date)
+		details["agent"], details["day"] = agent, date
+	default:
+		subject, whose = projectDaySubject(day), fmt.Sprintf("project %s's sessions started on %s (UTC)", r.Project, date)
+		details["day"] = date
+	}
+	if sess != nil && r.Scope != logbook.ScopeSession {
+		details["session_id"] = sess.ID // whose write crossed it, not the subject
+	}
+	summary := fmt.Sprintf("%s cost %s, over the budget of %s", whose, logbook.FormatUSD(cost), logbook.FormatUSD(r.BudgetMicros))
+	return raise(ctx, tx, r, subject, sessionID, summary, details, now)
+}
+
+// raiseCostDays raises the cost_over_budget alerts of every project whose
+// today (UTC) is over the budget of a rule of the day (the project's or
+// an agent's), unless raised already: what the write that crossed it did
+// not raise, as when two replicas crossed it together without seeing each
+// other's write, or a rule added once the day was over. It runs in the
+// sweeper, under the sweep lock.
+func (s *Service) raiseCostDays(ctx context.Context, now time.Time) (raised int, err error) {
+	rules, err := s.store.AlertRuleList(ctx, store.AlertRuleListParams{Kind: logbook.AlertCostOverBudget})
+	if err != nil || len(rules) == 0 {
+		return 0, err
+	}
+	_, err = s.sweepBatch(ctx, func(tx *work) error {
+		for _, r := range rules {
+			if r.Scope != logbook.ScopeAgentDay && r.Scope != logbook.ScopeProjectDay {
+				continue
+			}
+			totals, err := tx.SessionCostOfDay(ctx, store.SessionCostOfDayParams{Project: r.Project, Day: now, ByAgent: r.Scope == logbook.ScopeAgentDay})
+			if err != nil {
+				return err
+			}
+			for agent, total := range totals {
+				if total < r.BudgetMicros || (r.Scope == logbook.ScopeAgentDay && agent == "") {
+					continue
+				}
+				before := len(tx.events)
+				if err := raiseBudget(ctx, tx, r, nil, now, agent, total, now); err != nil {
+					return err
+				}
+				raised += len(tx.events) - before
+			}
+		}
+		return nil
+	})
+	return raised, err
 }
 
 // sameCallsInARow counts how many of calls, the newest first, are the same

@@ -206,7 +206,9 @@ type SweepResult struct {
 	EventsPruned  int64
 	// Retention is what the projects' retention removed.
 	Retention RetentionResult
-	// AlertsRaised counts the idle_with_claims alerts raised.
+	// AlertsRaised counts the alerts raised: idle_with_claims, and the
+	// cost_over_budget ones of a day that no write raised (see
+	// raiseCostDays).
 	AlertsRaised int
 }
 
@@ -270,7 +272,11 @@ func (s *Service) Sweep(ctx context.Context, retention time.Duration) (SweepResu
 	if res.Retention, err = s.enforceRetention(ctx, now); err != nil {
 		return res, err
 	}
-	res.AlertsRaised, err = s.raiseIdle(ctx, now)
+	if res.AlertsRaised, err = s.raiseIdle(ctx, now); err != nil {
+		return res, err
+	}
+	budgets, err := s.raiseCostDays(ctx, now)
+	res.AlertsRaised += budgets
 	return res, err
 }
 

@@ -211,6 +211,13 @@ func (r redacting) SessionStats(ctx context.Context, p store.SessionStatsParams)
 	return r.ex.SessionStats(ctx, p)
 }
 
+func (r redacting) SessionCostOfDay(ctx context.Context, p store.SessionCostOfDayParams) (map[string]int64, error) {
+	if err := r.c.clean(ctx, &p); err != nil {
+		return nil, err
+	}
+	return r.ex.SessionCostOfDay(ctx, p)
+}
+
 func (r redacting) SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error) {
 	if err := r.c.clean(ctx, &parentID); err != nil {
 		return nil, err

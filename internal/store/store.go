@@ -283,6 +283,16 @@ type Executor interface {
 	// gives. Token and cost sums saturate at math.MaxInt64 rather than
 	// fail or wrap.
 	SessionStats(ctx context.Context, p SessionStatsParams) ([]logbook.StatsRow, error)
+	// SessionCostOfDay adds up what the model calls of a project's
+	// sessions started in the UTC day of p.Day cost (micro-dollars,
+	// saturated at math.MaxInt64): by agent when p.ByAgent (the map's
+	// keys; sessions of no agent under ""), only p.Agent's when it is set,
+	// else all of them under "". It reads the rollups, a few rows whatever
+	// the number of sessions, and in a transaction counts what the
+	// transaction's own writes to sessions changed, which the rollups
+	// receive only when it commits. It is what the cost_over_budget alert
+	// rules are checked against as entries are recorded.
+	SessionCostOfDay(ctx context.Context, p SessionCostOfDayParams) (map[string]int64, error)
 	// SessionListChildren lists the direct subagents of a session, oldest first.
 	SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error)
 	// SessionListUnannounced lists the ids of active sessions with entries
@@ -536,6 +546,17 @@ type SessionStatsParams struct {
 	// TopLevel counts only the sessions with no parent, leaving out the
 	// subagents.
 	TopLevel bool
+}
+
+// SessionCostOfDayParams select what SessionCostOfDay adds up.
+type SessionCostOfDayParams struct {
+	Project string
+	// Day is any instant of the UTC day.
+	Day     time.Time
+	ByAgent bool
+	// Agent, when set, keeps that agent's sessions only (ByAgent is then
+	// implied).
+	Agent string
 }
 
 // ClaimListParams selects active claims of a project. Subject, when set,

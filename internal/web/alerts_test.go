@@ -35,6 +35,10 @@ func TestAlertsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := b.svc.AddAlertRule(b.ctx, b.admin, "demo", service.AlertRuleBody{Kind: logbook.AlertCostOverBudget, BudgetUSD: 2.5,
+		Scope: logbook.ScopeAgentDay, WebhookURL: hook.URL + "/budget"}); err != nil {
+		t.Fatal(err)
+	}
 	s := b.start(t, "failed", service.StartParams{Harness: "codex", Fields: logbook.SessionFields{Goal: ptr("<script>alert(1)</script> migrate")}})
 	b.end(t, s.ID, service.EndParams{Outcome: logbook.OutcomeFailed, Blocker: logbook.BlockerRateLimited})
 	for range 2 {
@@ -46,6 +50,7 @@ func TestAlertsPage(t *testing.T) {
 
 	r = b.get(t, c, "/alerts", 200)
 	expectHas(t, r.body, "&lt;i&gt;failures&lt;/i&gt;", "session failed", "slack", "<code>"+hook.URL+"/…</code>",
+		"cost over budget", "$2.50 an agent a day",
 		`class="badge alert-status-delivered">delivered<`, "rule &lt;i&gt;failures&lt;/i&gt;", `href="/sessions/`+s.ID+`"`,
 		"ended failed, blocked by rate_limited", "&lt;script&gt;alert(1)&lt;/script&gt; migrate",
 		"attempt 1", "HTTP 502", "answered 502 Bad Gateway &lt;b&gt;down&lt;/b&gt; for maintenance", "attempt 2", "HTTP 200")

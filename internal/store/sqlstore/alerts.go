@@ -15,21 +15,23 @@ import (
 // Alerts: the rules, the outbox of the alerts they raise and its delivery
 // log (migration 0023).
 
-const alertRuleColumns = `id, project, name, kind, threshold, webhook_url, format, secret, created_at`
+const alertRuleColumns = `id, project, name, kind, threshold, webhook_url, format, secret, created_at, budget_micros, scope`
 
 // scanAlertRule is the one place an alert_rules row becomes a
 // logbook.AlertRule.
 func scanAlertRule(row rowScanner) (logbook.AlertRule, error) {
 	var r logbook.AlertRule
 	var created int64
-	err := row.Scan(&r.ID, &r.Project, &r.Name, &r.Kind, &r.Threshold, &r.WebhookURL, &r.Format, &r.Secret, &created)
-	r.CreatedAt = fromMicros(created)
+	err := row.Scan(&r.ID, &r.Project, &r.Name, &r.Kind, &r.Threshold, &r.WebhookURL, &r.Format, &r.Secret, &created,
+		&r.BudgetMicros, &r.Scope)
+	r.CreatedAt, r.BudgetUSD = fromMicros(created), float64(r.BudgetMicros)/1e6
 	return r, err
 }
 
 func (e executor) AlertRuleInsert(ctx context.Context, r *logbook.AlertRule) error {
-	_, err := e.exec(ctx, `INSERT INTO alert_rules (`+alertRuleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		r.ID, r.Project, r.Name, string(r.Kind), r.Threshold, r.WebhookURL, string(r.Format), r.Secret, micros(r.CreatedAt))
+	_, err := e.exec(ctx, `INSERT INTO alert_rules (`+alertRuleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		r.ID, r.Project, r.Name, string(r.Kind), r.Threshold, r.WebhookURL, string(r.Format), r.Secret, micros(r.CreatedAt),
+		r.BudgetMicros, string(r.Scope))
 	return e.interpretError(err, "storing alert rule")
 }
 

@@ -270,6 +270,11 @@ func (r recordingExecutor) SessionStats(ctx context.Context, p store.SessionStat
 	return r.ex.SessionStats(ctx, p)
 }
 
+func (r recordingExecutor) SessionCostOfDay(ctx context.Context, p store.SessionCostOfDayParams) (map[string]int64, error) {
+	r.calls.add("SessionCostOfDay")
+	return r.ex.SessionCostOfDay(ctx, p)
+}
+
 func (r recordingExecutor) SessionListChildren(ctx context.Context, parentID string) ([]logbook.Session, error) {
 	r.calls.add("SessionListChildren")
 	return r.ex.SessionListChildren(ctx, parentID)

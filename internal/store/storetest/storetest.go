@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Export", testExport},
 		{"Message", testMessage},
 		{"Alerts", testAlerts},
+		{"SessionCostOfDay", testSessionCostOfDay},
 	}
 	var ran atomic.Int64
 	for _, p := range parts {
