@@ -11,7 +11,8 @@ import (
 type Retention struct {
 	// SessionsDays: an ended session is deleted this many days after it
 	// ended, with its subagents (once they all ended that long ago) and
-	// everything of theirs, as `logbook prune` deletes it.
+	// everything of theirs, as `logbook prune` deletes it. Messages
+	// between agents sent this many days ago are deleted too, read or not.
 	SessionsDays int `json:"sessions_days"`
 	// PayloadsDays: this many days after a session ended, the output of
 	// its tool results (their text and payload) and every other payload

@@ -48,7 +48,7 @@ func New() *Metrics {
 	}
 	m.removed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "logbook_retention_removed_total",
-		Help: "What the projects' retention removed on this server: sessions (subagents too), their entries, and payloads (entries whose tool output or large payload was removed).",
+		Help: "What the projects' retention removed on this server: sessions (subagents too), their entries, payloads (entries whose tool output or large payload was removed), and messages between agents.",
 	}, []string{"what"})
 	m.cost = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "logbook_cost_micros_total",

@@ -45,3 +45,10 @@ func (r redacting) MessageDeliver(ctx context.Context, p store.MessageDeliverPar
 	}
 	return r.ex.MessageDeliver(ctx, p)
 }
+
+func (r redacting) MessagePrune(ctx context.Context, project string, before time.Time, limit int) (int64, error) {
+	if err := r.c.clean(ctx, &project); err != nil {
+		return 0, err
+	}
+	return r.ex.MessagePrune(ctx, project, before, limit)
+}

@@ -57,6 +57,9 @@ type RetentionResult struct {
 	// Payloads counts the entries whose tool output or large payload was
 	// removed.
 	Payloads int64
+	// Messages counts the messages between agents deleted: those sent
+	// longer ago than the project keeps its ended sessions.
+	Messages int64
 	// Partitions counts the months of entries emptied whole (PostgreSQL),
 	// whose sessions and entries Sessions and Entries count too.
 	Partitions int64
@@ -104,6 +107,23 @@ func (s *Service) enforceRetention(ctx context.Context, now time.Time) (Retentio
 				res.Entries += deleted["entries"]
 				s.removed("sessions", deleted["sessions"])
 				s.removed("entries", deleted["entries"])
+			}
+			// Messages go as old: read long ago, or never to be.
+			for {
+				var deleted int64
+				won, err := s.sweepBatch(ctx, func(tx *work) (err error) {
+					deleted, err = tx.MessagePrune(ctx, p.Project, before, DefaultPruneBatch)
+					return err
+				})
+				if err != nil || !won {
+					return res, err
+				}
+				if deleted == 0 {
+					break
+				}
+				res.Batches++
+				res.Messages += deleted
+				s.removed("messages", deleted)
 			}
 		}
 		if days := p.Retention.PayloadsDays; days > 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logbookhq/logbook/internal/ledger"
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/service"
 	"github.com/logbookhq/logbook/internal/testdb"
@@ -88,13 +89,23 @@ func testRetentionSweep(t *testing.T, e testdb.Engine) {
 		}
 		return s
 	}
+	// send leaves a message for bob in c's project, returning its id.
+	send := func(c service.Caller, text string) string {
+		t.Helper()
+		m, err := svc.SendMessage(b.ctx, c, ledger.SendParams{ToActor: "bob", Text: text})
+		must(t, err)
+		return m.ID
+	}
 	old := record(b.alice, "the oldest notes", false) // ended 40 days before the sweep
+	oldMessage := send(b.alice, "sent 40 days before the sweep")
+	send(service.Caller{Actor: "carol", Project: "q"}, "another project's message, as old")
 	clk.Add(30 * 24 * time.Hour)
 	middle := record(b.alice, "the middle notes", false) // 10 days
 	going := record(b.alice, "notes still going", true)
 	elsewhere := record(service.Caller{Actor: "carol", Project: "q"}, "another project's notes", false)
 	clk.Add(8 * 24 * time.Hour)
 	recent := record(b.alice, "recent notes", false) // 2 days
+	recentMessage := send(b.alice, "sent 2 days before the sweep")
 	clk.Add(2 * 24 * time.Hour)
 	// going stays seen: the sweeper would time it out otherwise.
 	_, err := svc.UpdateSession(b.ctx, b.alice, going.ID, logbook.SessionFields{})
@@ -106,11 +117,19 @@ func testRetentionSweep(t *testing.T, e testdb.Engine) {
 	must(t, err)
 	res, err := svc.Sweep(b.ctx, 0)
 	must(t, err)
-	if r := res.Retention; r.Sessions != 1 || r.Entries != 6 || r.Payloads != 3 {
-		t.Errorf("the sweep removed %+v; want the oldest session with its 6 entries, and 3 payloads of the middle one", r)
+	if r := res.Retention; r.Sessions != 1 || r.Entries != 6 || r.Payloads != 3 || r.Messages != 1 {
+		t.Errorf("the sweep removed %+v; want the oldest session with its 6 entries, 3 payloads of the middle one, and the old message", r)
 	}
-	if !maps(counted.got, map[string]int64{"sessions": 1, "entries": 6, "payloads": 3}) {
+	if !maps(counted.got, map[string]int64{"sessions": 1, "entries": 6, "payloads": 3, "messages": 1}) {
 		t.Errorf("Options.Removed was told %v", counted.got)
+	}
+	inbox, err := svc.Messages(b.ctx, service.Caller{Actor: "bob", Project: "p"}, ledger.MessagesParams{})
+	must(t, err)
+	if len(inbox) != 1 || inbox[0].ID != recentMessage {
+		t.Errorf("bob's inbox after the sweep: %+v; want only the recent message (not %s)", inbox, oldMessage)
+	}
+	if elsewhere, err := svc.Messages(b.ctx, service.Caller{Actor: "bob", Project: "q"}, ledger.MessagesParams{}); err != nil || len(elsewhere) != 1 {
+		t.Errorf("another project's message after the sweep: %d (%v); its project keeps everything", len(elsewhere), err)
 	}
 	if _, err := svc.GetSession(b.ctx, b.alice, old.ID, service.GetParams{}); !errors.Is(err, logbook.ErrNotFound) {
 		t.Errorf("the session ended 40 days ago: %v, want it deleted", err)

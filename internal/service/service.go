@@ -59,8 +59,9 @@ type Options struct {
 	// /metrics counts.
 	Committed func(eventType string)
 	// Removed, when set, is told what the sweeper's retention removed, as
-	// it commits: n "sessions" (subagents too), their "entries", or the
-	// "payloads" of n entries (see logbook.Retention). /metrics counts it.
+	// it commits: n "sessions" (subagents too), their "entries", the
+	// "payloads" of n entries, or n "messages" (see logbook.Retention).
+	// /metrics counts it.
 	Removed func(what string, n int64)
 	// AlertAttempted, when set, is told what came of each post of an
 	// alert the deliverer recorded: "delivered", "retrying" (tried again

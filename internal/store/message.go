@@ -28,6 +28,11 @@ type MessageStore interface {
 	// skip it (on PostgreSQL they wait for the first to commit or roll
 	// back, then see whether it is still undelivered).
 	MessageDeliver(ctx context.Context, p MessageDeliverParams) ([]logbook.Message, error)
+	// MessagePrune deletes at most limit of a project's messages created
+	// before the given time, whatever their state (retention: a message
+	// that old was read, or will never be), and returns how many it
+	// deleted.
+	MessagePrune(ctx context.Context, project string, before time.Time, limit int) (int64, error)
 }
 
 // MessageListParams select messages of a project. A message is listed

@@ -144,3 +144,13 @@ func (e executor) MessageDeliver(ctx context.Context, p store.MessageDeliverPara
 	})
 	return out, err
 }
+
+func (e executor) MessagePrune(ctx context.Context, project string, before time.Time, limit int) (int64, error) {
+	res, err := e.exec(ctx, `DELETE FROM messages WHERE id IN (SELECT id FROM messages
+		WHERE project = $1 AND created_at < $2 ORDER BY created_at LIMIT $3)`, project, micros(before), limit)
+	if err != nil {
+		return 0, e.interpretError(err, "pruning messages")
+	}
+	n, err := res.RowsAffected()
+	return n, e.interpretError(err, "pruning messages")
+}

@@ -36,6 +36,11 @@ func (r recordingExecutor) MessageDeliver(ctx context.Context, p store.MessageDe
 	return r.ex.MessageDeliver(ctx, p)
 }
 
+func (r recordingExecutor) MessagePrune(ctx context.Context, project string, before time.Time, limit int) (int64, error) {
+	r.calls.add("MessagePrune")
+	return r.ex.MessagePrune(ctx, project, before, limit)
+}
+
 // messageOpts address a test message; the rest takes defaults.
 type messageOpts struct {
 	Project, ToSession, ToAgent, ToActor, FromSession, ReplyTo, Thread string
@@ -143,6 +148,36 @@ func testMessage(t *testing.T, newStore func(testing.TB) store.Store) {
 			t.Errorf("MessageMark of no message: err = %v, want ErrNotFound", err)
 		}
 		sameIDs(t, "unread", list(store.MessageListParams{Unread: true}), toActor, toAgent)
+	})
+
+	t.Run("Prune", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		var old []logbook.Message
+		for i := range 3 {
+			old = append(old, newMessage(t, st, messageOpts{ToActor: "bob", At: base.Add(time.Duration(i) * time.Second)}))
+		}
+		kept := newMessage(t, st, messageOpts{ToActor: "bob", At: base.Add(time.Hour)})
+		other := newMessage(t, st, messageOpts{Project: "other", ToActor: "bob"})
+		_, err := st.MessageMark(ctx, old[0].ID, logbook.MarkAcked, base.Add(time.Minute))
+		must(t, err)
+		cutoff := base.Add(time.Minute)
+		n, err := st.MessagePrune(ctx, "p", cutoff, 2)
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("MessagePrune with a limit of 2 deleted %d", n)
+		}
+		n, err = st.MessagePrune(ctx, "p", cutoff, 2)
+		must(t, err)
+		if n != 1 {
+			t.Fatalf("the second MessagePrune deleted %d, want the last old one", n)
+		}
+		left, err := st.MessageList(ctx, store.MessageListParams{Project: "p"})
+		must(t, err)
+		sameIDs(t, "the project's messages after pruning", left, kept)
+		if _, err := st.MessageGet(ctx, other.ID); err != nil {
+			t.Errorf("another project's message as old: %v, want it kept", err)
+		}
 	})
 
 	t.Run("Deliver", func(t *testing.T) {
