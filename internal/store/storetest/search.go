@@ -281,79 +281,12 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 		// two words weeks apart, each behind hundreds of newer ones that
 		// hold one of the words or none, or hold both in another project,
 		// still come newest first, as many as the candidates asked for,
-		// and filters and phrases are still honoured.
+		// and filters and phrases are still honoured: in a project that
+		// wrote every entry (PostgreSQL checks each row for the project)
+		// and one that wrote a third of them (it asks its index).
 		t.Parallel()
-		st := newStore(t)
-		type match struct {
-			id     string // "session:seq"
-			phrase bool   // "connection refused", side by side
-			result bool   // a tool result
-			recent bool   // seen since base-10 days
-		}
-		var matches []match // newest first
-		sessions := map[string]string{}
-		for i, age := range []time.Duration{400 * 24 * time.Hour, 40 * 24 * time.Hour, 3 * 24 * time.Hour, time.Hour} {
-			started := base.Add(-age)
-			name := fmt.Sprintf("s%d", i)
-			s := newSession(t, st, sessionOpts{StartedAt: started})
-			sessions[s.ID] = name
-			other := newSession(t, st, sessionOpts{Project: "q", StartedAt: started})
-			var entries, others []logbook.Entry
-			add := func(e logbook.Entry) {
-				e.SessionID, e.Seq, e.At = s.ID, int64(len(entries)+1), started.Add(time.Duration(len(entries))*time.Second)
-				if e.Kind == "" {
-					e.Kind = logbook.KindMessage
-				}
-				entries = append(entries, e)
-			}
-			// Two matches a session: one a tool result with the phrase,
-			// one a message with both words apart.
-			add(logbook.Entry{Kind: logbook.KindToolResult, Tool: "Bash", Text: "dial tcp: connect: connection refused"})
-			matches = append([]match{{fmt.Sprintf("%s:%d", name, len(entries)), true, true, age < 10*24*time.Hour}}, matches...)
-			add(logbook.Entry{Text: "the refused request closed its connection"})
-			matches = append([]match{{fmt.Sprintf("%s:%d", name, len(entries)), false, false, age < 10*24*time.Hour}}, matches...)
-			for j := range 150 {
-				add(logbook.Entry{Text: []string{"connection reset", "refused to start", "nothing to see"}[j%3]})
-				others = append(others, logbook.Entry{SessionID: other.ID, Seq: int64(j + 1), At: started, Kind: logbook.KindMessage,
-					Text: "connection refused elsewhere"})
-			}
-			insertAll(t, st, entries)
-			insertAll(t, st, others)
-		}
-		name := func(h store.SearchHit) string {
-			if h.Entry == nil {
-				return "session " + h.Session.ID
-			}
-			return fmt.Sprintf("%s:%d", sessions[h.Entry.SessionID], h.Entry.Seq)
-		}
-		for _, tc := range []struct {
-			what  string
-			q     string
-			f     logbook.SearchFilter
-			keeps func(match) bool
-		}{
-			{"both words", "connection refused", logbook.SearchFilter{}, func(match) bool { return true }},
-			{"the phrase", `"connection refused"`, logbook.SearchFilter{}, func(m match) bool { return m.phrase }},
-			{"both words, tool results", "connection refused", logbook.SearchFilter{Kind: logbook.KindToolResult}, func(m match) bool { return m.result }},
-			{"both words, since", "connection refused", logbook.SearchFilter{Since: base.Add(-10 * 24 * time.Hour)}, func(m match) bool { return m.recent }},
-		} {
-			var want []string // newest first
-			for _, m := range matches {
-				if tc.keeps(m) {
-					want = append(want, m.id)
-				}
-			}
-			for candidates := 1; candidates <= len(want)+1; candidates++ {
-				res, err := st.Search(ctx, store.SearchParams{Project: "p", Query: tc.q, Filter: tc.f, Candidates: candidates, Limit: 100})
-				must(t, err)
-				var got []string
-				for _, h := range res.Hits {
-					got = append(got, name(h))
-				}
-				if !sameSet(got, want[:min(candidates, len(want))]) || res.Capped != (candidates <= len(want)) {
-					t.Errorf("%s, %d candidates: found %v (capped %v), want the newest %v", tc.what, candidates, got, res.Capped, want[:min(candidates, len(want))])
-				}
-			}
+		for _, others := range []int{0, 300} {
+			t.Run(fmt.Sprintf("%d others", others), func(t *testing.T) { testEntriesNewestFirst(t, newStore(t), others) })
 		}
 	})
 
@@ -576,6 +509,88 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 			t.Errorf("a finished backfill: finished %v, err %v", finished, err)
 		}
 	})
+}
+
+// testEntriesNewestFirst: see EntriesNewestFirstWhateverTheirAge. Each
+// session of project p has 152 entries, and one of project q beside it
+// othersEach, all newer, that hold both words.
+func testEntriesNewestFirst(t *testing.T, st store.Store, othersEach int) {
+	ctx := t.Context()
+	type match struct {
+		id     string // "session:seq"
+		phrase bool   // "connection refused", side by side
+		result bool   // a tool result
+		recent bool   // seen since base-10 days
+	}
+	var matches []match // newest first
+	sessions := map[string]string{}
+	for i, age := range []time.Duration{400 * 24 * time.Hour, 40 * 24 * time.Hour, 3 * 24 * time.Hour, time.Hour} {
+		started := base.Add(-age)
+		name := fmt.Sprintf("s%d", i)
+		s := newSession(t, st, sessionOpts{StartedAt: started})
+		sessions[s.ID] = name
+		other := newSession(t, st, sessionOpts{Project: "q", StartedAt: started})
+		var entries, others []logbook.Entry
+		add := func(e logbook.Entry) {
+			e.SessionID, e.Seq, e.At = s.ID, int64(len(entries)+1), started.Add(time.Duration(len(entries))*time.Second)
+			if e.Kind == "" {
+				e.Kind = logbook.KindMessage
+			}
+			entries = append(entries, e)
+		}
+		// Two matches a session: one a tool result with the phrase,
+		// one a message with both words apart.
+		add(logbook.Entry{Kind: logbook.KindToolResult, Tool: "Bash", Text: "dial tcp: connect: connection refused"})
+		matches = append([]match{{fmt.Sprintf("%s:%d", name, len(entries)), true, true, age < 10*24*time.Hour}}, matches...)
+		add(logbook.Entry{Text: "the refused request closed its connection"})
+		matches = append([]match{{fmt.Sprintf("%s:%d", name, len(entries)), false, false, age < 10*24*time.Hour}}, matches...)
+		for j := range 150 {
+			add(logbook.Entry{Text: []string{"connection reset", "refused to start", "nothing to see"}[j%3]})
+		}
+		for j := range othersEach {
+			others = append(others, logbook.Entry{SessionID: other.ID, Seq: int64(j + 1), At: started, Kind: logbook.KindMessage,
+				Text: "connection refused elsewhere"})
+		}
+		insertAll(t, st, entries)
+		if len(others) > 0 {
+			insertAll(t, st, others)
+		}
+	}
+	name := func(h store.SearchHit) string {
+		if h.Entry == nil {
+			return "session " + h.Session.ID
+		}
+		return fmt.Sprintf("%s:%d", sessions[h.Entry.SessionID], h.Entry.Seq)
+	}
+	for _, tc := range []struct {
+		what  string
+		q     string
+		f     logbook.SearchFilter
+		keeps func(match) bool
+	}{
+		{"both words", "connection refused", logbook.SearchFilter{}, func(match) bool { return true }},
+		{"the phrase", `"connection refused"`, logbook.SearchFilter{}, func(m match) bool { return m.phrase }},
+		{"both words, tool results", "connection refused", logbook.SearchFilter{Kind: logbook.KindToolResult}, func(m match) bool { return m.result }},
+		{"both words, since", "connection refused", logbook.SearchFilter{Since: base.Add(-10 * 24 * time.Hour)}, func(m match) bool { return m.recent }},
+	} {
+		var want []string // newest first
+		for _, m := range matches {
+			if tc.keeps(m) {
+				want = append(want, m.id)
+			}
+		}
+		for candidates := 1; candidates <= len(want)+1; candidates++ {
+			res, err := st.Search(ctx, store.SearchParams{Project: "p", Query: tc.q, Filter: tc.f, Candidates: candidates, Limit: 100})
+			must(t, err)
+			var got []string
+			for _, h := range res.Hits {
+				got = append(got, name(h))
+			}
+			if !sameSet(got, want[:min(candidates, len(want))]) || res.Capped != (candidates <= len(want)) {
+				t.Errorf("%s, %d candidates: found %v (capped %v), want the newest %v", tc.what, candidates, got, res.Capped, want[:min(candidates, len(want))])
+			}
+		}
+	}
 }
 
 // sameSet reports whether a and b hold the same strings, in any order.
