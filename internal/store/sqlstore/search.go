@@ -1012,8 +1012,10 @@ func (fts5Index) sessionsTotal() string {
 func (fts5Index) newestFirst() bool { return true }
 
 // maxExpanded is how many words a prefix may begin for FTS5 to be asked
-// for those words instead of the prefix.
-const maxExpanded = 32
+// for those words instead of the prefix. Each word ORed costs FTS5 a look
+// in each segment of the index whether it matches or not (at a million
+// sessions: 64 words 1.7 ms, 300 words 15 ms).
+const maxExpanded = 64
 
 // expand reads the words each prefix of m begins from search_vocab, and
 // gives m those of every prefix that begins at most maxExpanded. FTS5

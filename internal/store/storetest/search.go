@@ -230,7 +230,7 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 		s := newSession(t, st, sessionOpts{})
 		other := newSession(t, st, sessionOpts{Project: "q"})
 		var entries []logbook.Entry
-		for i := range 40 {
+		for i := range 70 {
 			entries = append(entries, logbook.Entry{SessionID: s.ID, Seq: int64(i + 1), At: base, Kind: logbook.KindMessage,
 				Text: fmt.Sprintf("the zeta%d node answers parseZeta%dConfig", i, i)})
 		}
@@ -249,7 +249,7 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 			return got
 		}
 		var all, threes []string
-		for i := range 40 {
+		for i := range 70 {
 			all = append(all, fmt.Sprint(i+1))
 			if i == 3 || i/10 == 3 {
 				threes = append(threes, fmt.Sprint(i+1))
@@ -259,7 +259,7 @@ func testSearch(t *testing.T, newStore func(testing.TB) store.Store) {
 			q    string
 			want []string
 		}{
-			{"zeta*", all},                     // 40 words, and zeta itself in the other project
+			{"zeta*", all},                     // 70 words, and zeta itself in the other project
 			{"zeta3*", threes},                 // 11 words
 			{"zeta3* node", threes},            // and a word
 			{"zeta39*", []string{"40"}},        // 1 word
