@@ -318,3 +318,45 @@ func spendSideBySide(t *testing.T, b *bundle, services []*service.Service) (rais
 	slices.Sort(want)
 	return raisedSubjects(t, b), want
 }
+
+// BenchmarkCostBudgetCheck: what checking cost rules adds to recording a
+// model call, one request at a time, with no cost rule and with a rule of
+// each scope (each write then reads the day's and the agent's cost from
+// the rollups):
+//
+//	go test ./internal/service -run '^$' -bench CostBudget -benchtime 2000x
+func BenchmarkCostBudgetCheck(b *testing.B) {
+	for _, e := range testdb.Engines() {
+		for _, rules := range []bool{false, true} {
+			name := e.Name + "/NoRule"
+			if rules {
+				name = e.Name + "/RuleOfEachScope"
+			}
+			b.Run(name, func(b *testing.B) {
+				svc := service.New(e.Open(b), service.Options{})
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go svc.Run(ctx)
+				alice := service.Caller{Actor: "alice", Project: "p"}
+				if rules {
+					for _, scope := range logbook.AlertScopes {
+						if _, err := svc.AddAlertRule(ctx, admin, "p", service.AlertRuleBody{Kind: logbook.AlertCostOverBudget, BudgetUSD: 1e6,
+							Scope: scope, WebhookURL: "https://hooks.example.com/x"}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				s, _, err := svc.StartSession(ctx, alice, service.StartParams{Fields: logbook.SessionFields{Agent: str("ceo")}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for range b.N {
+					if _, err := svc.AppendEntries(ctx, alice, s.ID, service.Batch{Entries: []logbook.Entry{spent(0.01)}}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -208,7 +208,7 @@ func (c *committer) commitGroup(group []*txRequest) {
 			continue
 		}
 		if clean {
-			w := &work{Tx: tx}
+			w := &work{Tx: tx, alertRules: c.alertRules}
 			if err := safely(func() error { return req.fn(w) }); err != nil {
 				results[i] = err
 				tx.Rollback()
