@@ -372,7 +372,10 @@ func (w *statsWorld) check(when string) {
 		must(w.t, err)
 		zones = append(zones, z)
 	}
-	sinces := []time.Time{base.Add(-30 * 24 * time.Hour), base.Add(-24 * time.Hour), base.Add(2*time.Hour + 17*time.Minute + 3*time.Second + 5*time.Microsecond)}
+	// base is noon: windows that start at noon, early in a day (02:31, whose
+	// day the rollups add up less what came before) and late (14:17, 20:41).
+	sinces := []time.Time{base.Add(-30 * 24 * time.Hour), base.Add(-24 * time.Hour), base.Add(2*time.Hour + 17*time.Minute + 3*time.Second + 5*time.Microsecond),
+		base.Add(-9*time.Hour - 29*time.Minute - 11*time.Microsecond), base.Add(3*24*time.Hour + 8*time.Hour + 41*time.Minute)}
 	groupings := append([]logbook.StatsBy{""}, logbook.StatsGroupings...)
 	checked := 0
 	for _, by := range logbook.StatsGroupings {
