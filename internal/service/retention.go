@@ -90,60 +90,30 @@ func (s *Service) enforceRetention(ctx context.Context, now time.Time) (Retentio
 	for _, p := range projects {
 		if days := p.Retention.SessionsDays; days > 0 {
 			before := now.Add(-time.Duration(days) * 24 * time.Hour)
-			for {
-				var deleted map[string]int64
-				won, err := s.sweepBatch(ctx, func(tx *work) (err error) {
-					deleted, err = tx.SessionPruneProject(ctx, p.Project, before, DefaultPruneBatch)
-					return err
-				})
-				if err != nil || !won {
-					return res, err
-				}
-				if deleted["sessions"] == 0 {
-					break
-				}
-				res.Batches++
-				res.Sessions += deleted["sessions"]
-				res.Entries += deleted["entries"]
-				s.removed("sessions", deleted["sessions"])
-				s.removed("entries", deleted["entries"])
+			err := s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
+				deleted, err := tx.SessionPruneProject(ctx, p.Project, before, DefaultPruneBatch)
+				return deleted, deleted["sessions"] > 0, err
+			})
+			if err != nil {
+				return res, err
 			}
 			// Messages go as old: read long ago, or never to be.
-			for {
-				var deleted int64
-				won, err := s.sweepBatch(ctx, func(tx *work) (err error) {
-					deleted, err = tx.MessagePrune(ctx, p.Project, before, DefaultPruneBatch)
-					return err
-				})
-				if err != nil || !won {
-					return res, err
-				}
-				if deleted == 0 {
-					break
-				}
-				res.Batches++
-				res.Messages += deleted
-				s.removed("messages", deleted)
+			err = s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
+				deleted, err := tx.MessagePrune(ctx, p.Project, before, DefaultPruneBatch)
+				return map[string]int64{"messages": deleted}, deleted > 0, err
+			})
+			if err != nil {
+				return res, err
 			}
 		}
 		if days := p.Retention.PayloadsDays; days > 0 {
 			before := now.Add(-time.Duration(days) * 24 * time.Hour)
-			for {
-				trimmed, sessions := 0, 0
-				won, err := s.sweepBatch(ctx, func(tx *work) error {
-					var err error
-					trimmed, sessions, err = trimPayloads(ctx, tx, p.Project, before, now)
-					return err
-				})
-				if err != nil || !won {
-					return res, err
-				}
-				if sessions == 0 {
-					break
-				}
-				res.Batches++
-				res.Payloads += int64(trimmed)
-				s.removed("payloads", int64(trimmed))
+			err := s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
+				trimmed, sessions, err := trimPayloads(ctx, tx, p.Project, before, now)
+				return map[string]int64{"payloads": int64(trimmed)}, sessions > 0, err
+			})
+			if err != nil {
+				return res, err
 			}
 		}
 	}
@@ -231,6 +201,50 @@ func (s *Service) sweepBatch(ctx context.Context, fn func(tx *work) error) (won 
 		return fn(tx)
 	})
 	return won, err
+}
+
+// sweepBatches runs batch, each time in a sweep transaction of its own
+// (sweepBatch), until it finds nothing more to do, another replica holds
+// the sweep lock, or it fails. batch says what it removed, by the names
+// of Options.Removed ("sessions", "entries", "payloads", "messages"), and
+// whether it did anything; once its transaction commits, that is counted
+// in res and told to Options.Removed.
+func (s *Service) sweepBatches(ctx context.Context, res *RetentionResult, batch func(tx *work) (removed map[string]int64, did bool, err error)) error {
+	for {
+		var removed map[string]int64
+		var did bool
+		won, err := s.sweepBatch(ctx, func(tx *work) (err error) {
+			removed, did, err = batch(tx)
+			return err
+		})
+		if err != nil || !won || !did {
+			return err
+		}
+		res.Batches++
+		for what, n := range removed {
+			if res.count(what, n) {
+				s.removed(what, n)
+			}
+		}
+	}
+}
+
+// count adds n removed of what, a name of Options.Removed, and reports
+// whether it is one (a prune also says what it removed of other tables).
+func (r *RetentionResult) count(what string, n int64) bool {
+	switch what {
+	case "sessions":
+		r.Sessions += n
+	case "entries":
+		r.Entries += n
+	case "payloads":
+		r.Payloads += n
+	case "messages":
+		r.Messages += n
+	default:
+		return false
+	}
+	return true
 }
 
 // removed counts what retention removed (see Options.Removed).

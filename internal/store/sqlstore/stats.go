@@ -740,21 +740,8 @@ func (e executor) statsFromDays(ctx context.Context, project string, since int64
 		}
 	}
 	// The groupings are column names of the table (statsDimensions).
-	rows, err := e.query(ctx, `SELECT `+string(g.by)+`, `+string(g.then)+`, `+statsSumsSQL+` FROM session_stats_days
+	return e.addPairs(ctx, g, 1, `SELECT `+string(g.by)+`, `+string(g.then)+`, `+statsSumsSQL+` FROM session_stats_days
 		WHERE project = $1 AND day >= $2`+g.topLevelSQL()+` GROUP BY 1, 2`, project, fromDay)
-	if err != nil {
-		return e.interpretError(err, "reading statistics")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var key, then string
-		var s statsSums
-		if err := rows.Scan(append([]any{&key, &then}, s.scanSums()...)...); err != nil {
-			return e.interpretError(err, "reading statistics")
-		}
-		g.add(key, then, s)
-	}
-	return e.interpretError(rows.Err(), "reading statistics")
 }
 
 // addSessionsByPair adds (sign 1) or takes away (sign -1) the sums of the
@@ -771,10 +758,16 @@ func (e executor) addSessionsByPair(ctx context.Context, g *statsGroups, project
 	split := func(column string) string { // tokens(): a count's high and low bits, summed apart
 		return `CAST(SUM(` + column + ` >> 31) AS BIGINT), CAST(SUM(` + column + ` & 2147483647) AS BIGINT)`
 	}
-	rows, err := e.query(ctx, `SELECT `+string(g.by)+`, `+string(g.then)+`, COUNT(*),
+	return e.addPairs(ctx, g, sign, `SELECT `+string(g.by)+`, `+string(g.then)+`, COUNT(*),
 		CAST(SUM(CASE WHEN status = 'ended' AND closed_at > started_at THEN (closed_at - started_at) / 1000000 ELSE 0 END) AS BIGINT),
 		`+split("input_tokens")+`, `+split("output_tokens")+`, CAST(SUM(tool_call_count) AS BIGINT), `+split("cost_micros")+`
 		FROM sessions WHERE project = $1 AND started_at >= $2 AND started_at < $3`+topLevel+` GROUP BY 1, 2`, project, from, to)
+}
+
+// addPairs adds (sign 1) or takes away (sign -1) the rows query selects:
+// the two groupings' values, then the sums in the order of scanSums.
+func (e executor) addPairs(ctx context.Context, g *statsGroups, sign int64, query string, args ...any) error {
+	rows, err := e.query(ctx, query, args...)
 	if err != nil {
 		return e.interpretError(err, "reading statistics")
 	}
