@@ -35,6 +35,10 @@ const (
 	// (through CLAUDE_ENV_FILE) to the shell commands of the session.
 	HarnessSessionEnv = "LOGBOOK_HARNESS_SESSION_ID"
 	HarnessEnv        = "LOGBOOK_HARNESS"
+	// CodexThreadEnv is set by Codex CLI (0.125 and later) in the
+	// environment of each shell command of a session: the thread id, which
+	// its hooks report as the session id. Codex has no CLAUDE_ENV_FILE.
+	CodexThreadEnv = "CODEX_THREAD_ID"
 )
 
 // preCommitDeadline bounds the guard's questions to the server: a person
@@ -129,16 +133,19 @@ func (h *Hook) PreCommit(ctx context.Context, dir string, staged io.Reader, gete
 
 // committer returns the logbook id of the session that commits, "" for a
 // person: LOGBOOK_SESSION_ID, else the session the harness's variables
-// name (from the id cache, else asked of the server).
+// name (Claude Code's, which the hook exports, or Codex's own thread id),
+// from the id cache, else asked of the server.
 func (h *Hook) committer(ctx context.Context, project string, getenv func(string) string) (string, error) {
 	if id := getenv(SessionEnv); id != "" {
 		return id, nil
 	}
-	harnessID := getenv(HarnessSessionEnv)
+	harness, harnessID := firstNonEmpty(getenv(HarnessEnv), HarnessClaude), getenv(HarnessSessionEnv)
+	if harnessID == "" {
+		harness, harnessID = HarnessCodex, getenv(CodexThreadEnv)
+	}
 	if harnessID == "" {
 		return "", nil
 	}
-	harness := firstNonEmpty(getenv(HarnessEnv), HarnessClaude)
 	return h.sessionID(ctx, h.spool(), SessionSpec{Project: project, Harness: harness, HarnessSessionID: harnessID})
 }
 

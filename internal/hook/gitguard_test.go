@@ -26,7 +26,7 @@ func TestGitGuard(t *testing.T) {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=Dev", "-c", "user.email=dev@example.com"}, args...)...)
 		cmd.Dir = repo.root
 		cmd.Env = append(os.Environ(), "LOGBOOK_URL="+srv.url(), "LOGBOOK_TOKEN="+srv.token, "LOGBOOK_SPOOL_DIR="+t.TempDir(),
-			"LOGBOOK_PROJECT=", "LOGBOOK_SESSION_ID=", "LOGBOOK_HARNESS_SESSION_ID=", "LOGBOOK_ALLOW_CLAIMED=")
+			"LOGBOOK_PROJECT=", "LOGBOOK_SESSION_ID=", "LOGBOOK_HARNESS_SESSION_ID=", "LOGBOOK_ALLOW_CLAIMED=", "CODEX_THREAD_ID=")
 		cmd.Env = append(cmd.Env, env...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -102,6 +102,21 @@ func TestGitGuard(t *testing.T) {
 	if out, err := git([]string{"LOGBOOK_HARNESS_SESSION_ID=claude-1"}, "commit", "-m", "mine"); err != nil {
 		t.Fatalf("the holder's own commit was refused: %v\n%s", err, out)
 	}
+	// A Codex session's commit names itself by Codex's own variable.
+	const thread = "019dba93-8214-7d50-a089-9690b4ce6b9e"
+	var codex logbook.Session
+	srv.call("POST", "/v1/sessions", srv.token, map[string]any{"project": testProject, "harness": HarnessCodex,
+		"harness_session_id": thread}, &codex)
+	srv.call("POST", "/v1/claims", srv.token, map[string]any{"session_id": codex.ID, "subject": "codex.go"}, nil)
+	must(t, os.WriteFile(filepath.Join(repo.root, "codex.go"), []byte("package x\n"), 0o644))
+	mustGit("add", "codex.go")
+	if out, err := git([]string{"CODEX_THREAD_ID=019dba93-0000-7000-8000-000000000000"}, "commit", "-m", "codex"); err == nil {
+		t.Fatalf("another Codex thread's commit of a claimed file went through:\n%s", out)
+	}
+	if out, err := git([]string{"CODEX_THREAD_ID=" + thread}, "commit", "-m", "codex"); err != nil {
+		t.Fatalf("the Codex session's own commit was refused: %v\n%s", err, out)
+	}
+
 	// A free file goes through.
 	must(t, os.WriteFile(filepath.Join(repo.root, "free.go"), []byte("package x\n"), 0o644))
 	mustGit("add", "free.go")
