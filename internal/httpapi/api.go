@@ -131,7 +131,7 @@ func (h *handler) routes() []route {
 		{"GET /v1/projects/{project}/retention", h.getRetention, "How many days after a session ended the project deletes it, and its tool output (0: never)", nil, nil, ledger.RetentionAnswer{}},
 		{"PUT /v1/projects/{project}/retention", h.setRetention, "Set the project's retention, which the sweeper enforces (admin only)", nil, logbook.Retention{}, ledger.RetentionAnswer{}},
 		{"GET /v1/projects/{project}/alert_rules", h.listAlertRules, "The project's alert rules, webhook URLs masked", nil, nil, ledger.AlertRulesAnswer{}},
-		{"POST /v1/projects/{project}/alert_rules", h.addAlertRule, "Add an alert rule (admin only; 201 with the secret that signs its webhook's bodies, shown once)", nil, ledger.AlertRuleBody{}, logbook.AlertRule{}},
+		{"POST /v1/projects/{project}/alert_rules", h.addAlertRule, "Add an alert rule (admin only; 201 with the secret that signs its webhook's bodies, shown once): threshold for idle_with_claims (minutes) and tool_loop (calls in a row); budget_usd (US dollars, e.g. 2.50) and scope (session, agent_day or project_day: UTC days of the sessions started in them) for cost_over_budget", nil, ledger.AlertRuleBody{}, logbook.AlertRule{}},
 		{"DELETE /v1/projects/{project}/alert_rules/{id}", h.deleteAlertRule, "Delete an alert rule with its alerts (admin only)", nil, nil, logbook.AlertRule{}},
 		{"POST /v1/projects/{project}/alert_rules/{id}/test", h.testAlertRule, "Post a sample alert to the rule's webhook now: its status code, or what went wrong (admin only)", nil, nil, logbook.AlertAttempt{}},
 		{"GET /v1/projects/{project}/alerts", h.listAlerts, "The project's alerts, newest first, with their delivery and its log of attempts", []string{"rule", "limit"}, nil, ledger.AlertsAnswer{}},
