@@ -76,8 +76,8 @@ func (h *Hook) event(ctx context.Context, harness string, stdin io.Reader, stdou
 	}
 	h.save(ctx, spool, recs)
 	rep := h.deliver(ctx, spool)
-	if harness != HarnessClaude || p.AgentID != "" {
-		return // Codex's hooks take no added context; a subagent's events speak for its parent's session
+	if p.AgentID != "" {
+		return // a subagent's events speak for its parent's session
 	}
 	var out hookOutput
 	if p.Event == EventSessionStart {

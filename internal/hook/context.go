@@ -27,8 +27,8 @@ type ContextOutputPart struct {
 	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
-// contextEvents are the events whose output Claude Code adds to the
-// model's context.
+// contextEvents are the events whose output Claude Code, and Codex CLI's
+// hooks in the same shape, add to the model's context.
 var contextEvents = map[string]bool{EventSessionStart: true, EventUserPromptSubmit: true, EventPostToolUse: true}
 
 // hookOutput gathers what one hook call tells the user and the model.

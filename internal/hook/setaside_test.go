@@ -174,3 +174,44 @@ func TestMessagesGivenAtNextHookCall(t *testing.T) {
 		t.Errorf("the message was given again: %q", stdout)
 	}
 }
+
+// TestCodexMessagesGivenAtNextHookCall: Codex CLI's hooks take added
+// context in Claude Code's shape (its SessionStart, UserPromptSubmit and
+// PostToolUse outputs have hookSpecificOutput.additionalContext), so a
+// message for the actor of a live Codex session reaches it at its next
+// prompt, once.
+func TestCodexMessagesGivenAtNextHookCall(t *testing.T) {
+	srv := newTestServer(t)
+	cfg := srv.config(t)
+	var bob struct {
+		Token string `json:"token"`
+	}
+	srv.call("POST", "/v1/tokens", testAdminToken, map[string]string{"project": testProject, "actor": "bob"}, &bob)
+	prompt := func(text string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		New(cfg, &errOut).CodexHook(context.Background(), bytes.NewReader(payload(t, map[string]any{"session_id": "codex-thread-9",
+			"turn_id": "turn-" + text, "hook_event_name": EventUserPromptSubmit, "cwd": t.TempDir(), "model": "gpt-5-codex", "prompt": text})), &out)
+		if errOut.Len() > 0 {
+			t.Fatalf("the hook reported: %s", errOut.String())
+		}
+		return out.String()
+	}
+	if stdout := prompt("tidy the store"); stdout != "" {
+		t.Fatalf("with no message waiting the hook printed %q", stdout)
+	}
+	var sent logbook.Message
+	srv.call("POST", "/v1/messages", bob.Token, map[string]string{"to_actor": "alice", "text": "store is mine until noon"}, &sent)
+	stdout := prompt("go on")
+	var out Output
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("UserPromptSubmit printed %q: %v", stdout, err)
+	}
+	if out.HookSpecificOutput == nil || out.HookSpecificOutput.HookEventName != EventUserPromptSubmit ||
+		!strings.Contains(out.HookSpecificOutput.AdditionalContext, "store is mine until noon") {
+		t.Errorf("the added context %+v should carry the message", out.HookSpecificOutput)
+	}
+	if stdout := prompt("and then"); stdout != "" {
+		t.Errorf("the message was given again: %q", stdout)
+	}
+}
