@@ -153,7 +153,8 @@ const codexHookUsage = `Usage:
   logbook hook codex JSON     one Codex notify call
 
 In ~/.codex/hooks.json (Codex 0.114 or later):
-  {"hooks": {"PreToolUse": [{"matcher": "Bash|apply_patch", "hooks": [{"type": "command", "command": "logbook hook codex"}]}],
+  {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "logbook hook codex"}]}],
+             "PreToolUse": [{"matcher": "Bash|apply_patch", "hooks": [{"type": "command", "command": "logbook hook codex"}]}],
              "PostToolUse": [{"hooks": [{"type": "command", "command": "logbook hook codex"}]}],
              "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "logbook hook codex"}]}],
              "Stop": [{"hooks": [{"type": "command", "command": "logbook hook codex"}]}]}}
