@@ -205,3 +205,15 @@ func TestSearchScore(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSearchWords cuts a tool result like the load's (English, code
+// and a path) into words, as every entry written is:
+//
+//	go test ./internal/logbook -run '^$' -bench SearchWords
+func BenchmarkSearchWords(b *testing.B) {
+	text := strings.Repeat("--- FAIL: TestLoginRedirect (0.02s)\n    login_test.go:42: parseConfig returned connection refused at internal/store/pgstore; retrying 3 times\n", 4)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		logbook.SearchWords(text)
+	}
+}
