@@ -89,12 +89,14 @@ func batchEnd(recs []Record, i int) int {
 func (s *sender) send(ctx context.Context, recs []Record) error {
 	spec := recs[0].Session
 	err := s.sendTo(ctx, spec, recs)
-	if err != nil && s.fromCache[spec.identity()] &&
-		(errors.Is(err, logbook.ErrNotFound) || errors.Is(err, logbook.ErrEnded)) {
-		// The id came from an earlier run, and the server no longer takes
-		// writes to it (a new database, a session ended elsewhere): start
-		// the session again, as a run without the cache would have.
-		s.forget(spec)
+	if err != nil && s.cached(spec) && staleID(err) {
+		// An id came from an earlier run (the session's, or its parent's),
+		// and the server no longer takes writes to it (a new database, a
+		// session ended elsewhere): start the sessions again, as a run
+		// without the cache would have.
+		for sp := &spec; sp != nil; sp = sp.Parent {
+			s.forget(*sp)
+		}
 		err = s.sendTo(ctx, spec, recs)
 	}
 	if err == nil && recs[len(recs)-1].End != nil {
@@ -174,6 +176,26 @@ func (s *sender) resolve(ctx context.Context, spec SessionSpec) (string, error) 
 		s.spool.rememberStarted(spec, raw, sess.ID)
 	}
 	return sess.ID, nil
+}
+
+// staleID reports whether the server refused a write for naming a
+// session it no longer takes writes to: not found, ended, or a subagent's
+// parent it does not know.
+func staleID(err error) bool {
+	var p *client.Problem
+	return errors.Is(err, logbook.ErrNotFound) || errors.Is(err, logbook.ErrEnded) ||
+		errors.As(err, &p) && p.Field == "parent_id"
+}
+
+// cached reports whether the id of spec's session, or of a parent of it,
+// came from the spool's cache in this run.
+func (s *sender) cached(spec SessionSpec) bool {
+	for sp := &spec; sp != nil; sp = sp.Parent {
+		if s.fromCache[sp.identity()] {
+			return true
+		}
+	}
+	return false
 }
 
 // forget drops what this run and the spool know of spec's session start,

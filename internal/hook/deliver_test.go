@@ -72,8 +72,27 @@ func TestStartedOncePerSession(t *testing.T) {
 		t.Fatal("the call after the session ended elsewhere was not stored")
 	}
 
+	// A new server (its database replaced) knows none of the remembered
+	// ids: a subagent's call, whose parent's id the spool remembers, is
+	// refused as not found, and the hook starts both again.
+	srv2 := newTestServer(t)
+	cfg2 := srv2.config(t)
+	cfg2.SpoolDir = cfg.SpoolDir
+	_, stderr := runClaude(t, cfg2, payload(t, map[string]any{
+		"session_id": "s1", "agent_id": "sub-1", "agent_type": "Explore", "hook_event_name": EventPostToolUse, "cwd": cwd,
+		"tool_name": "Read", "tool_use_id": "toolu_sub_1", "tool_input": map[string]any{"file_path": "x.go"}, "tool_response": "ok"}))
+	if stderr != "" {
+		t.Fatalf("a subagent's call against a new server: %s", stderr)
+	}
+	if pending, rejected := spoolState(t, cfg.SpoolDir); pending != 0 || rejected {
+		t.Fatalf("spool after the new server: %d pending, set aside %v; want everything delivered", pending, rejected)
+	}
+	if v := srv2.session("s1"); len(v.Subagents) != 1 {
+		t.Fatalf("the new server holds s1 with %d subagents, want the one just recorded", len(v.Subagents))
+	}
+
 	// SessionEnd forgets the start: a resumed session is started again.
-	_, stderr := runClaude(t, cfg, payload(t, map[string]any{
+	_, stderr = runClaude(t, cfg, payload(t, map[string]any{
 		"session_id": "s2", "hook_event_name": EventSessionEnd, "cwd": cwd, "reason": "exit"}))
 	if stderr != "" {
 		t.Fatalf("SessionEnd: %s", stderr)
