@@ -90,29 +90,29 @@ func (s *Service) enforceRetention(ctx context.Context, now time.Time) (Retentio
 	for _, p := range projects {
 		if days := p.Retention.SessionsDays; days > 0 {
 			before := now.Add(-time.Duration(days) * 24 * time.Hour)
-			err := s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
+			won, err := s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
 				deleted, err := tx.SessionPruneProject(ctx, p.Project, before, DefaultPruneBatch)
 				return deleted, deleted["sessions"] > 0, err
 			})
-			if err != nil {
+			if err != nil || !won {
 				return res, err
 			}
 			// Messages go as old: read long ago, or never to be.
-			err = s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
+			won, err = s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
 				deleted, err := tx.MessagePrune(ctx, p.Project, before, DefaultPruneBatch)
 				return map[string]int64{"messages": deleted}, deleted > 0, err
 			})
-			if err != nil {
+			if err != nil || !won {
 				return res, err
 			}
 		}
 		if days := p.Retention.PayloadsDays; days > 0 {
 			before := now.Add(-time.Duration(days) * 24 * time.Hour)
-			err := s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
+			won, err := s.sweepBatches(ctx, &res, func(tx *work) (map[string]int64, bool, error) {
 				trimmed, sessions, err := trimPayloads(ctx, tx, p.Project, before, now)
 				return map[string]int64{"payloads": int64(trimmed)}, sessions > 0, err
 			})
-			if err != nil {
+			if err != nil || !won {
 				return res, err
 			}
 		}
@@ -205,11 +205,12 @@ func (s *Service) sweepBatch(ctx context.Context, fn func(tx *work) error) (won 
 
 // sweepBatches runs batch, each time in a sweep transaction of its own
 // (sweepBatch), until it finds nothing more to do, another replica holds
-// the sweep lock, or it fails. batch says what it removed, by the names
-// of Options.Removed ("sessions", "entries", "payloads", "messages"), and
-// whether it did anything; once its transaction commits, that is counted
-// in res and told to Options.Removed.
-func (s *Service) sweepBatches(ctx context.Context, res *RetentionResult, batch func(tx *work) (removed map[string]int64, did bool, err error)) error {
+// the sweep lock (won is false: the sweep stops), or it fails. batch says
+// what it removed, by the names of Options.Removed ("sessions",
+// "entries", "payloads", "messages"), and whether it did anything; once
+// its transaction commits, that is counted in res and told to
+// Options.Removed.
+func (s *Service) sweepBatches(ctx context.Context, res *RetentionResult, batch func(tx *work) (removed map[string]int64, did bool, err error)) (won bool, err error) {
 	for {
 		var removed map[string]int64
 		var did bool
@@ -218,7 +219,7 @@ func (s *Service) sweepBatches(ctx context.Context, res *RetentionResult, batch 
 			return err
 		})
 		if err != nil || !won || !did {
-			return err
+			return won, err
 		}
 		res.Batches++
 		for what, n := range removed {
