@@ -89,7 +89,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		Name:              "sqlite",
 		ForUpdate:         "",
 		IsUniqueViolation: isUniqueViolation,
-		InsertRows:        10,
+		InsertRows:        25,
 		SnapshotBeginSQL:  "BEGIN DEFERRED",
 		ExplainPrefix:     "EXPLAIN QUERY PLAN ",
 		// Statistics let the planner start a filtered list from the filter's

@@ -72,10 +72,11 @@ type Dialect struct {
 	// 20 parameters). SQLite took small chunks (10: in `logbook bench
 	// --batch 100` that inserted 40% more rows a second than 60) when it
 	// looked each $N parameter up by name, in time that grew with their
-	// number; statements are now prepared with ? parameters (Positional),
-	// and 10 was kept, not measured again. Each chunk size is a statement
-	// of its own in the statement cache. PostgreSQL takes a whole batch
-	// (500).
+	// number; with ? parameters (Positional) 25 inserts 7-8% more than 10
+	// (BENCHMARKS.md, "Twelfth pass"). Each chunk size is a statement of
+	// its own in the statement cache (maxStatements), for the entries, the
+	// events and each rollup table, which bounds it. PostgreSQL takes a
+	// whole batch (500).
 	InsertRows int
 	// CacheStatements keeps prepared statements (SQLite, where parsing a
 	// statement costs more than running it).
