@@ -69,9 +69,18 @@ func Load(fsys fs.FS, dir string) ([]Migration, error) {
 // applied. lock, when not nil, runs inside the first statement's
 // transaction to keep several processes from migrating at once (PostgreSQL
 // takes an advisory lock there; SQLite's single writer needs none).
+//
+// The versions already applied are read first, outside any transaction:
+// a process opening a database that is up to date (a CLI command beside
+// a running server) then takes no write lock at all. Each migration still
+// to apply is checked again under the lock, in its own transaction.
 func Apply(ctx context.Context, db *sql.DB, migrations []Migration, lock func(context.Context, *sql.Tx) error) ([]int, error) {
+	before := appliedVersions(ctx, db)
 	var applied []int
 	for _, m := range migrations {
+		if before[m.Version] {
+			continue
+		}
 		done, err := applyOne(ctx, db, m, lock)
 		if err != nil {
 			return applied, err
@@ -81,6 +90,28 @@ func Apply(ctx context.Context, db *sql.DB, migrations []Migration, lock func(co
 		}
 	}
 	return applied, nil
+}
+
+// appliedVersions reads which migrations db has, or none where it cannot
+// tell (no schema_migrations yet): applyOne finds out under the lock.
+func appliedVersions(ctx context.Context, db *sql.DB) map[int]bool {
+	versions := map[int]bool{}
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return versions
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int
+		if rows.Scan(&v) != nil {
+			return map[int]bool{}
+		}
+		versions[v] = true
+	}
+	if rows.Err() != nil {
+		return map[int]bool{}
+	}
+	return versions
 }
 
 func applyOne(ctx context.Context, db *sql.DB, m Migration, lock func(context.Context, *sql.Tx) error) (bool, error) {

@@ -15,10 +15,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/store/migrate"
 	"github.com/logbookhq/logbook/internal/store/sqlstore"
 )
@@ -55,7 +57,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	// (`logbook bench --batch 1`: about 10% more appends a second; see
 	// BENCHMARKS.md). analysis_limit bounds ANALYZE (see refreshStatistics).
 	q := url.Values{}
-	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(1)", "temp_store(MEMORY)", "wal_autocheckpoint(8000)", fmt.Sprintf("analysis_limit(%d)", analysisLimit)} {
+	for _, pragma := range []string{"journal_mode(WAL)", "synchronous(FULL)", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()), "foreign_keys(1)", "temp_store(MEMORY)", "wal_autocheckpoint(8000)", fmt.Sprintf("analysis_limit(%d)", analysisLimit)} {
 		q.Add("_pragma", pragma)
 	}
 	// Transactions take the write lock when they begin (BEGIN IMMEDIATE):
@@ -112,15 +114,46 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		// FTS5, with the words logbook makes (migration 0015).
 		Search: sqlstore.FTS5,
 	})
-	if err := forgetValueSamples(ctx, db); err != nil {
+	if err := tune(ctx, db, func(ctx context.Context) error { return forgetValueSamples(ctx, db) }); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("error clearing the planner's samples in %s: %w", path, err)
 	}
-	if err := st.Optimize(ctx); err != nil {
+	if err := tune(ctx, db, st.Optimize); err != nil {
 		st.Close()
 		return nil, err
 	}
 	return st, nil
+}
+
+// busyTimeout is how long a statement waits for a lock another process
+// holds (PRAGMA busy_timeout); tuneWait how long Open waits to tune the
+// planner (see tune).
+const (
+	busyTimeout = 10 * time.Second
+	tuneWait    = time.Second
+)
+
+// tune runs a step of Open that tunes the planner, clearing its samples or
+// refreshing its statistics. Both write to the file, so they wait for its
+// write lock, which a server writing to the same file may hold back to
+// back for longer than busy_timeout: a command that opens a live database
+// (an export, `logbook migrate` beside a running server) gives them
+// tuneWait, then goes on without them, as it does on a read-only file.
+// The store works with the statistics it has; the server's sweeper
+// refreshes them. db's one connection waits tuneWait for a lock meanwhile
+// (nothing else uses the store yet).
+func tune(ctx context.Context, db *sql.DB, step func(context.Context) error) error {
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", tuneWait.Milliseconds())); err != nil {
+		return err
+	}
+	err := step(ctx)
+	if _, resetErr := db.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", busyTimeout.Milliseconds())); resetErr != nil {
+		return resetErr
+	}
+	if _, busy := unavailable(err); err != nil && (busy || errors.Is(err, logbook.ErrUnavailable)) {
+		return nil
+	}
+	return err
 }
 
 // unavailable reads SQLite's result codes for "the database cannot serve

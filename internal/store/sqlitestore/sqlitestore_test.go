@@ -2,6 +2,7 @@ package sqlitestore_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,6 +17,44 @@ import (
 var _ store.Store = (*sqlstore.Store)(nil)
 
 func TestConformance(t *testing.T) { storetest.Run(t, testdb.SQLite) }
+
+// TestOpenWhileAnotherProcessWrites: a command opening a database a server
+// is writing to (an export beside a running server) opens it even when it
+// cannot get the write lock to refresh the planner's statistics: the
+// server's transaction holds it here from before the open to after.
+func TestOpenWhileAnotherProcessWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "live.db")
+	server, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	// Enough projects that the table grew tenfold since its statistics:
+	// an open then wants to analyze it, which writes.
+	for i := range 200 {
+		if err := server.ProjectEnsure(ctx, fmt.Sprint("p", i), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := server.DB().BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO projects (name, created_at) VALUES ('held', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlitestore.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("opening a database another connection writes to: %v", err)
+	}
+	defer st.Close()
+	var n int
+	if err := st.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM projects`).Scan(&n); err != nil || n != 200 {
+		t.Fatalf("projects read by the second store = %d (%v), want the 200 committed", n, err)
+	}
+}
 
 // TestReopen checks that opening an existing file migrates nothing again
 // and keeps its rows.

@@ -221,6 +221,11 @@ func forgetValueSamples(ctx context.Context, db *sql.DB) error {
 	if err != nil || !exists {
 		return err
 	}
+	// Only a table holding samples is written to: a DELETE takes the write
+	// lock even when it deletes nothing.
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_stat4)`).Scan(&exists); err != nil || !exists {
+		return err
+	}
 	res, err := db.ExecContext(ctx, `DELETE FROM sqlite_stat4`)
 	if err != nil {
 		return err
