@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -404,36 +402,7 @@ func TestExportWhileWriting(t *testing.T) {
 	}
 	defer st.Close()
 	svc := service.New(st, service.Options{Logger: quietLog})
-	alice := service.Caller{Actor: "alice", Project: "demo"}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	var written atomic.Int64
-	for w := range 4 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				sess, _, err := svc.StartSession(ctx, alice, service.StartParams{Project: "demo", Harness: "h", HarnessSessionID: fmt.Sprintf("w%d-%d", w, i/5)})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				batch := make([]logbook.Entry, 10)
-				for j := range batch {
-					batch[j] = logbook.Entry{Kind: logbook.KindNote, Text: fmt.Sprintf("writer %d batch %d entry %d", w, i, j)}
-				}
-				if _, err := svc.AppendEntries(ctx, alice, sess.ID, service.Batch{Entries: batch}); err != nil {
-					t.Error(err)
-					return
-				}
-				written.Add(10)
-			}
-		}()
-	}
+	written, stopWriters := startWriters(t, svc, 10)
 	for written.Load() < 300 {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -444,10 +413,7 @@ func TestExportWhileWriting(t *testing.T) {
 		t.Fatalf("export exited %d: %s", code, stderr)
 	}
 	during := written.Load() - before
-	close(stop)
-	for range 4 {
-		<-done
-	}
+	stopWriters()
 	restored := filepath.Join(dir, "restored.db")
 	if code := importLogbook(ctx, env, []string{"--db", restored, export}); code != 0 {
 		t.Fatalf("restore exited %d: %s", code, stderr)

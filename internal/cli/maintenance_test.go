@@ -93,39 +93,7 @@ func TestBackupRestore(t *testing.T) {
 	}
 	defer st.Close()
 	svc := service.New(st, service.Options{Logger: quietLog})
-	alice := service.Caller{Actor: "alice", Project: "demo"}
-
-	// Writers append batches until told to stop.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var written atomic.Int64
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				sess, _, err := svc.StartSession(ctx, alice, service.StartParams{Project: "demo", Harness: "h", HarnessSessionID: fmt.Sprintf("w%d-%d", w, i/5)})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				batch := make([]logbook.Entry, 20)
-				for j := range batch {
-					batch[j] = logbook.Entry{Kind: logbook.KindNote, Text: fmt.Sprintf("writer %d batch %d entry %d", w, i, j)}
-				}
-				if _, err := svc.AppendEntries(ctx, alice, sess.ID, service.Batch{Entries: batch}); err != nil {
-					t.Error(err)
-					return
-				}
-				written.Add(20)
-			}
-		}()
-	}
+	written, stopWriters := startWriters(t, svc, 20)
 	for written.Load() < 200 { // let the writers get going
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -140,8 +108,7 @@ func TestBackupRestore(t *testing.T) {
 		t.Fatalf("backup exited %d: %s", code, stderr)
 	}
 	during := written.Load() - before
-	close(stop)
-	wg.Wait()
+	stopWriters()
 	if !strings.Contains(stdout.String(), backupPath) {
 		t.Errorf("backup said %q, not where it wrote", stdout)
 	}
@@ -321,4 +288,44 @@ func TestTokenRevoke(t *testing.T) {
 	if _, err := svc.RevokeToken(ctx, service.Caller{Actor: "carol", Project: "demo"}, other); !errors.Is(err, logbook.ErrForbidden) {
 		t.Errorf("a non-admin revoking: err = %v, want ErrForbidden", err)
 	}
+}
+
+// startWriters runs four goroutines that start sessions and append batches
+// of batch notes to them through svc until the returned stop is called
+// (which waits for them); written counts the entries appended.
+func startWriters(t *testing.T, svc *service.Service, batch int) (written *atomic.Int64, stop func()) {
+	t.Helper()
+	ctx := context.Background()
+	alice := service.Caller{Actor: "alice", Project: "demo"}
+	written = &atomic.Int64{}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-quit:
+					return
+				default:
+				}
+				sess, _, err := svc.StartSession(ctx, alice, service.StartParams{Project: "demo", Harness: "h", HarnessSessionID: fmt.Sprintf("w%d-%d", w, i/5)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				entries := make([]logbook.Entry, batch)
+				for j := range entries {
+					entries[j] = logbook.Entry{Kind: logbook.KindNote, Text: fmt.Sprintf("writer %d batch %d entry %d", w, i, j)}
+				}
+				if _, err := svc.AppendEntries(ctx, alice, sess.ID, service.Batch{Entries: entries}); err != nil {
+					t.Error(err)
+					return
+				}
+				written.Add(int64(batch))
+			}
+		}()
+	}
+	return written, func() { close(quit); wg.Wait() }
 }
