@@ -36,8 +36,8 @@ func (s *Service) Claim(ctx context.Context, c Caller, p ClaimParams) (claim log
 	// A claim locks its project (and may wait for another session's claim
 	// of the same path): in a shared transaction on PostgreSQL it would
 	// hold every claim of the project until the whole group committed.
-	alone := func(ctx context.Context, _ string, fn func(*work) error) error { return s.inTx(ctx, fn) }
-	_, err = s.writeSession(ctx, c, p.SessionID, alone, func(tx *work, sess *logbook.Session, now time.Time) error {
+	alone := func(ctx context.Context, _ store.SessionKeys, fn func(*work) error) error { return s.inTx(ctx, fn) }
+	_, err = s.writeSession(ctx, c, store.SessionKeys{ID: p.SessionID}, alone, func(tx *work, sess *logbook.Session, now time.Time) error {
 		if err := tx.ProjectLock(ctx, sess.Project); err != nil {
 			return err
 		}

@@ -27,7 +27,16 @@ func (s *Service) AppendEntries(ctx context.Context, c Caller, id string, b Batc
 	}
 	var result AppendResult
 	var cost int64
-	_, err = s.writeHeartbeat(ctx, c, id, func(tx *work, sess *logbook.Session, now time.Time) error {
+	// The batch's keys go with the session's lock: where a group's entries
+	// are written together at its end, the store learns then which of them
+	// are stored already (see store.Tx.LockSessions).
+	lock := store.SessionKeys{ID: id, Keys: []string{}}
+	for _, e := range b.Entries {
+		if e.Key != "" {
+			lock.Keys = append(lock.Keys, e.Key)
+		}
+	}
+	_, err = s.writeSession(ctx, c, lock, s.inSessionTx, func(tx *work, sess *logbook.Session, now time.Time) error {
 		var err error
 		before := sess.CostMicros
 		if result, err = appendLocked(ctx, tx, sess, b.Entries, now); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
 	"github.com/logbookhq/logbook/internal/testdb"
 )
 
@@ -21,7 +22,7 @@ func TestCommitterStops(t *testing.T) {
 	c.run(ctx) // returns at once: ctx is done
 	c.drain(10 * time.Millisecond)
 	ran := false
-	err := c.do(context.Background(), func(*work) error { ran = true; return nil })
+	err := c.do(context.Background(), store.SessionKeys{}, func(*work) error { ran = true; return nil })
 	if !errors.Is(err, ErrShuttingDown) || ran {
 		t.Errorf("a write after the committer stopped: err %v, ran %v", err, ran)
 	}
@@ -66,7 +67,7 @@ func testSessionWritesShareTransactions(t *testing.T, e testdb.Engine, clashAt i
 	// its queue, in order, and the first group takes them all.
 	commits := 0 // counted on the committer's goroutine, read after its answers
 	c := newCommitter(svc.store, func(events []*logbook.Event) { commits++; svc.committed(events) })
-	c.maxGroup, c.keepSavepoints = sessionGroupMax, e.Name == "postgres"
+	c.maxGroup = sessionGroupMax
 	svc.sessionCommitters.Store(&[]*committer{c})
 	results := make(chan error, len(sessions))
 	for i, sess := range sessions {
@@ -76,7 +77,7 @@ func testSessionWritesShareTransactions(t *testing.T, e testdb.Engine, clashAt i
 				results <- err
 				return
 			}
-			results <- svc.inSessionTx(ctx, sess.ID, func(tx *work) error { // writes, then clashes
+			results <- svc.inSessionTx(ctx, store.SessionKeys{ID: sess.ID}, func(tx *work) error { // writes, then clashes
 				if err := tx.SessionMarkSeen(ctx, sess.ID, time.Now().Add(time.Hour)); err != nil {
 					return err
 				}

@@ -93,6 +93,9 @@ func (t *redactingTx) RollbackToSavepoint(ctx context.Context) error {
 	return t.tx.RollbackToSavepoint(ctx)
 }
 func (t *redactingTx) ReleaseSavepoint(ctx context.Context) error { return t.tx.ReleaseSavepoint(ctx) }
+func (t *redactingTx) LockSessions(ctx context.Context, sessions []store.SessionKeys) error {
+	return t.tx.LockSessions(ctx, sessions)
+}
 
 // redacting implements store.Executor: each method redacts the values it
 // is given (see cleaner.clean) and passes them on to ex.

@@ -272,8 +272,14 @@ func (w *work) emit(project, typ, sessionID string, at time.Time, data any) {
 // engine, concurrent calls share transactions (group commit) once Run has
 // started the committer.
 func (s *Service) inTx(ctx context.Context, fn func(tx *work) error) error {
+	return s.inTxLocking(ctx, store.SessionKeys{}, fn)
+}
+
+// inTxLocking is inTx for a write that locks session's row (none where its
+// ID is "").
+func (s *Service) inTxLocking(ctx context.Context, session store.SessionKeys, fn func(tx *work) error) error {
 	if c := s.committer.Load(); c != nil {
-		return c.do(ctx, fn)
+		return c.do(ctx, session, fn)
 	}
 	tx, err := s.store.Begin(ctx)
 	if err != nil {
@@ -303,11 +309,11 @@ func (s *Service) inTx(ctx context.Context, fn func(tx *work) error) error {
 // rollup rows for the group instead of for each request. A session's
 // writes always go to the same committer, so two groups never wait for
 // each other's locks on a session row.
-func (s *Service) inSessionTx(ctx context.Context, sessionID string, fn func(tx *work) error) error {
+func (s *Service) inSessionTx(ctx context.Context, session store.SessionKeys, fn func(tx *work) error) error {
 	if cs := s.sessionCommitters.Load(); cs != nil {
-		return (*cs)[committerOf(sessionID, len(*cs))].do(ctx, fn)
+		return (*cs)[committerOf(session.ID, len(*cs))].do(ctx, session, fn)
 	}
-	return s.inTx(ctx, fn)
+	return s.inTxLocking(ctx, session, fn)
 }
 
 // committed wakes the event stream's followers and counts the events, once

@@ -268,18 +268,19 @@ func heartbeat(ctx context.Context, tx *work, sess *logbook.Session, now time.Ti
 // gets the time of the write (the session's last_seen_at moves only every
 // logbook.SeenEvery, so it may be older).
 func (s *Service) writeHeartbeat(ctx context.Context, c Caller, id string, fn func(tx *work, sess *logbook.Session, now time.Time) error) (logbook.Session, error) {
-	return s.writeSession(ctx, c, id, s.inSessionTx, fn)
+	return s.writeSession(ctx, c, store.SessionKeys{ID: id}, s.inSessionTx, fn)
 }
 
 // writeSession is writeHeartbeat in a transaction that inTx runs: for a
 // write that locks more than its session's row, s.inTx, which never
 // shares a transaction with writes to other sessions on PostgreSQL (see
 // inSessionTx).
-func (s *Service) writeSession(ctx context.Context, c Caller, id string, inTx func(context.Context, string, func(*work) error) error,
+func (s *Service) writeSession(ctx context.Context, c Caller, lock store.SessionKeys, inTx func(context.Context, store.SessionKeys, func(*work) error) error,
 	fn func(tx *work, sess *logbook.Session, now time.Time) error) (logbook.Session, error) {
 	now := s.now()
+	id := lock.ID
 	var sess logbook.Session
-	err := inTx(ctx, id, func(tx *work) error {
+	err := inTx(ctx, lock, func(tx *work) error {
 		var err error
 		if sess, err = s.loadForWrite(ctx, tx, c, id); err != nil {
 			return err

@@ -141,6 +141,23 @@ type Tx interface {
 	RollbackToSavepoint(ctx context.Context) error
 	// ReleaseSavepoint keeps everything since Savepoint.
 	ReleaseSavepoint(ctx context.Context) error
+
+	// LockSessions reads and locks the rows of the sessions named that
+	// exist, in one statement and in id order, so that the transaction's
+	// later SessionGet of any of them needs no statement of its own: a
+	// group of requests sharing a transaction locks its sessions at once.
+	// Where a session's Keys are given (even none), it also learns which
+	// of those entry keys the session has stored: an engine that writes a
+	// group's entries set-based at the end (PostgreSQL) then knows, without
+	// a statement, how many of an EntryInsert's entries are new.
+	LockSessions(ctx context.Context, sessions []SessionKeys) error
+}
+
+// SessionKeys names a session a transaction is about to write, and the
+// keys of the entries it may insert (nil: unknown; see Tx.LockSessions).
+type SessionKeys struct {
+	ID   string
+	Keys []string
 }
 
 // Executor holds the queries, usable on a Store or inside a Tx.

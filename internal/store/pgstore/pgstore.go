@@ -78,6 +78,7 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		// connections' process ids agree modulo 16.
 		StatsShardSQL: `pg_backend_pid() % 16`,
 		ModifyingCTEs: true,
+		HoldWrites:    true,
 		// SHARE mode lets sessions and touches be read and locked FOR
 		// UPDATE, not changed. Waiting for it holds back the writers queued
 		// behind, so the backfill waits at most 200 ms and tries again later.

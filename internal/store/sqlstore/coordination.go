@@ -146,7 +146,7 @@ func (e executor) TouchUpsert(ctx context.Context, sessionID, project string, to
 	for _, t := range touches {
 		// first_at is the row's: the new touch's, or the one it repeats.
 		var first int64
-		err := e.queryRow(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES ($1, $2, $3, $4, $5, 1)
+		err := e.writingOther().queryRow(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES ($1, $2, $3, $4, $5, 1)
 			ON CONFLICT (session_id, kind, value) DO UPDATE SET count = touches.count + 1 RETURNING first_at`,
 			sessionID, project, t.Kind, t.Value, micros(t.FirstAt)).Scan(&first)
 		if err != nil {
@@ -237,6 +237,7 @@ func collectTouches(e executor, rows *sql.Rows) ([]logbook.Touch, error) {
 }
 
 func (e executor) LinkSet(ctx context.Context, sessionID, project string, attached, named []logbook.Link) error {
+	e = e.writingOther()
 	if _, err := e.exec(ctx, `DELETE FROM links WHERE session_id = $1 AND via = 'attached'`, sessionID); err != nil {
 		return e.interpretError(err, "replacing links")
 	}
@@ -251,6 +252,7 @@ func (e executor) LinkSet(ctx context.Context, sessionID, project string, attach
 }
 
 func (e executor) LinkList(ctx context.Context, sessionID string) ([]logbook.Link, error) {
+	e = e.readingOther()
 	rows, err := e.query(ctx, `SELECT kind, ref, via FROM links WHERE session_id = $1 ORDER BY kind, ref, via`, sessionID)
 	if err != nil {
 		return nil, e.interpretError(err, "listing links")
@@ -271,6 +273,7 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 	if len(events) == 0 {
 		return nil
 	}
+	e = e.writingOther()
 	// Numbered as inserted where one writer commits at a time (SQLite):
 	// the counter moves once for all of them. Else left for EventSequence
 	// to number once committed.

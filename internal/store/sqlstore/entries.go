@@ -12,6 +12,19 @@ import (
 )
 
 func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (inserted int, err error) {
+	if e.held != nil {
+		if n, ok := e.held.holdEntries(entries); ok {
+			for _, en := range entries {
+				e.noteWritten(en.SessionID)
+			}
+			return n, nil
+		}
+	}
+	return e.insertEntries(ctx, entries)
+}
+
+// insertEntries inserts entries now, and indexes them.
+func (e executor) insertEntries(ctx context.Context, entries []logbook.Entry) (inserted int, err error) {
 	const columns = 20
 	// One multi-row INSERT per chunk of rows: a batch of 500 entries is a
 	// few statements, not 500 round trips. The chunk size is the engine's
@@ -74,6 +87,9 @@ func (e executor) EntryInsert(ctx context.Context, entries []logbook.Entry) (ins
 	}
 	for _, en := range entries {
 		e.noteWritten(en.SessionID)
+	}
+	if e.held != nil {
+		e.held.inserted(entries, ids)
 	}
 	return inserted, e.indexEntries(ctx, entries, ids, newDocs)
 }
@@ -193,6 +209,9 @@ func (e executor) EntryList(ctx context.Context, p store.EntryListParams) ([]log
 
 func (e executor) EntryDeleteAfter(ctx context.Context, sessionID string, afterSeq int64) error {
 	_, err := e.exec(ctx, `DELETE FROM entries WHERE session_id = $1 AND seq > $2`, sessionID, afterSeq)
+	if e.held != nil {
+		e.held.forgetKeys(sessionID)
+	}
 	e.noteWritten(sessionID)
 	return e.interpretError(err, "taking back entries")
 }

@@ -10,10 +10,19 @@ import (
 
 // Prices: a project's own prices, kept as a JSON object on its row.
 
+// ProjectPricesGet reads a project's prices. Inside a transaction the
+// first read of a project's is kept for the rest of it: a group of
+// requests sharing one (the service's group commit) prices each of its
+// model calls, and reads them once.
 func (e executor) ProjectPricesGet(ctx context.Context, name string) (map[string]logbook.Price, error) {
-	var raw string
-	if err := e.queryRow(ctx, `SELECT prices FROM projects WHERE name = $1`, name).Scan(&raw); err != nil {
-		return nil, e.interpretError(err, "reading prices")
+	raw, kept := e.prices[name]
+	if !kept {
+		if err := e.readingOther().queryRow(ctx, `SELECT prices FROM projects WHERE name = $1`, name).Scan(&raw); err != nil {
+			return nil, e.interpretError(err, "reading prices")
+		}
+		if e.prices != nil {
+			e.prices[name] = raw
+		}
 	}
 	if raw == "" {
 		return nil, nil
@@ -38,5 +47,6 @@ func (e executor) ProjectPricesSet(ctx context.Context, name string, prices map[
 	if err != nil {
 		return e.interpretError(err, "storing prices")
 	}
+	delete(e.prices, name)
 	return e.expectOne(res, "storing prices")
 }

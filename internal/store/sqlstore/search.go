@@ -206,7 +206,7 @@ func searchChanged(s, was *logbook.Session) bool {
 
 // indexSession writes a session's document.
 func (e executor) indexSession(ctx context.Context, s *logbook.Session) error {
-	return e.d.Search.writeSession(ctx, e, s.ID, sessionDoc(e.d.Search, s), false)
+	return e.d.Search.writeSession(ctx, e.writingOther(), s.ID, sessionDoc(e.d.Search, s), false)
 }
 
 // indexEntries writes the documents of entries just inserted, whose ids

@@ -95,8 +95,13 @@ func (c *sessionCache) suspend() (resume func()) {
 // txSessions is one transaction's view of the session cache: the rows it
 // read or wrote. A nil *txSessions (no cache) knows nothing and notes
 // nothing.
+//
+// An engine without the cache, whose transactions run side by side
+// (PostgreSQL), has a view too, that holds only the rows the transaction
+// has locked (read FOR UPDATE, inserted or written): no other transaction
+// changes those until it ends, so reading them again needs no statement.
 type txSessions struct {
-	cache *sessionCache
+	cache *sessionCache // nil: the view holds locked rows only
 	// rows holds each session the transaction read or wrote; nil where a
 	// statement changed the row without saying to what.
 	rows map[string]*logbook.Session
@@ -125,16 +130,18 @@ func (t *txSessions) get(id string) (logbook.Session, bool) {
 		}
 		return copySession(*row), true
 	}
-	if t.forgetAll {
+	if t.forgetAll || t.cache == nil {
 		return logbook.Session{}, false
 	}
 	row, ok := t.cache.get(id)
 	return copySession(row), ok
 }
 
-// known records session s's row as the database now holds it.
-func (t *txSessions) known(s logbook.Session) {
-	if t == nil {
+// known records session s's row as the database now holds it; locked
+// says whether the transaction holds the row's lock (a view without the
+// cache keeps only those).
+func (t *txSessions) known(s logbook.Session, locked bool) {
+	if t == nil || (t.cache == nil && !locked) {
 		return
 	}
 	row := storedSession(s)
@@ -144,19 +151,30 @@ func (t *txSessions) known(s logbook.Session) {
 // updated records session s's row after SessionUpdate(s, was) wrote the
 // columns where s differs from was.
 func (t *txSessions) updated(s, was *logbook.Session) {
+	if _, ok := t.locked(s, was); !ok && t != nil {
+		t.forget(s.ID) // the columns left as they were are not known here
+	}
+}
+
+// locked records, where the transaction has session s's row locked (a
+// view without the cache) or known (with it) as was, the row as s will
+// have it once the columns where s differs from was are written, and
+// returns it. ok is false where the row is not known as was.
+func (t *txSessions) locked(s, was *logbook.Session) (row *logbook.Session, ok bool) {
 	if t == nil {
-		return
+		return nil, false
 	}
 	prev, ok := t.get(s.ID)
 	if !ok || was == nil || !sameSession(prev, storedSession(*was)) {
-		t.forget(s.ID) // the columns left as they were are not known here
-		return
+		return nil, false
 	}
-	row := storedSession(*s)
+	stored := storedSession(*s)
 	// The columns SessionUpdate never writes.
-	row.ID, row.Project, row.Actor, row.Harness, row.HarnessSessionID = prev.ID, prev.Project, prev.Actor, prev.Harness, prev.HarnessSessionID
-	row.StartedAt, row.RootID = prev.StartedAt, prev.RootID
-	t.set(s.ID, &row)
+	stored.ID, stored.Project, stored.Actor, stored.Harness, stored.HarnessSessionID = prev.ID, prev.Project, prev.Actor, prev.Harness, prev.HarnessSessionID
+	stored.StartedAt, stored.RootID = prev.StartedAt, prev.RootID
+	t.set(s.ID, &stored)
+	kept := copySession(stored)
+	return &kept, true
 }
 
 // markedSeen records SessionMarkSeen(id, at).
@@ -237,7 +255,7 @@ func (t *txSessions) releaseSavepoint() {
 // transaction (which may begin as soon as this one commits) cannot read
 // rows older than this one's.
 func (t *txSessions) commit(commitTx func() error) error {
-	if t == nil {
+	if t == nil || t.cache == nil {
 		return commitTx()
 	}
 	c := t.cache
@@ -272,7 +290,7 @@ func (e executor) changingSessions() (done func()) {
 // checkCached compares a row found in the cache with the database's, when
 // the cache is told to (tests).
 func (e executor) checkCached(ctx context.Context, cached logbook.Session) error {
-	if !e.txRows.cache.check {
+	if e.txRows.cache == nil || !e.txRows.cache.check {
 		return nil
 	}
 	stored, err := scanSession(e.queryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`, cached.ID))

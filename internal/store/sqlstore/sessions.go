@@ -62,7 +62,7 @@ func (e executor) SessionInsert(ctx context.Context, s *logbook.Session) (insert
 		return false, e.interpretError(err, "inserting session")
 	}
 	if n == 1 {
-		e.knownSession(s)
+		e.knownSession(s, true)
 		f := factsOf(s)
 		e.stats.change(nil, &f)
 		if err := e.indexSession(ctx, s); err != nil {
@@ -84,7 +84,7 @@ func (e executor) SessionGet(ctx context.Context, p store.SessionGetParams) (log
 	if err != nil {
 		return s, e.interpretError(err, "reading session")
 	}
-	e.knownSession(&s)
+	e.knownSession(&s, p.ForUpdate)
 	return s, nil
 }
 
@@ -98,7 +98,7 @@ func (e executor) SessionGetByHarnessID(ctx context.Context, p store.SessionGetB
 	if err != nil {
 		return s, e.interpretError(err, "reading session by harness id")
 	}
-	e.knownSession(&s)
+	e.knownSession(&s, p.ForUpdate)
 	return s, nil
 }
 
@@ -145,14 +145,43 @@ type sessionColumn struct {
 	name    string
 	differs func(a, b *logbook.Session) bool
 	value   func(*logbook.Session) any
+	// array is the column of many sessions, as a parameter of
+	// updateSessionRows, whose SQL type of one value is sqlType.
+	array   func([]*logbook.Session) any
+	sqlType string
 }
 
-func column[T comparable](name string, get func(*logbook.Session) T) sessionColumn {
-	return sessionColumn{
+func column[T string | int64 | sql.NullInt64](name string, get func(*logbook.Session) T) sessionColumn {
+	c := sessionColumn{
 		name:    name,
 		differs: func(a, b *logbook.Session) bool { return get(a) != get(b) },
 		value:   func(s *logbook.Session) any { return get(s) },
+		sqlType: "bigint",
 	}
+	var zero T
+	switch any(zero).(type) {
+	case string:
+		c.sqlType = "text"
+	case sql.NullInt64: // NULL in an array: a nil pointer
+		c.array = func(rows []*logbook.Session) any {
+			out := make([]*int64, len(rows))
+			for i, s := range rows {
+				if v := any(get(s)).(sql.NullInt64); v.Valid {
+					out[i] = &v.Int64
+				}
+			}
+			return out
+		}
+		return c
+	}
+	c.array = func(rows []*logbook.Session) any {
+		out := make([]T, len(rows))
+		for i, s := range rows {
+			out[i] = get(s)
+		}
+		return out
+	}
+	return c
 }
 
 // SessionUpdate writes the columns of s that differ from was, or every
@@ -188,14 +217,23 @@ func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) er
 		now = old
 		now.setMutable(s)
 	}
-	res, err := e.exec(ctx, "UPDATE sessions SET "+set.String()+" WHERE id = $1", args...)
-	if err != nil {
-		return e.interpretError(err, "updating session")
+	held := false
+	if e.held != nil {
+		var row *logbook.Session
+		if row, held = e.txRows.locked(s, was); held {
+			e.held.holdSession(row) // written with the group's other rows (see heldWrites)
+		}
 	}
-	if err := e.expectOne(res, "updating session"); err != nil {
-		return err
+	if !held {
+		res, err := e.exec(ctx, "UPDATE sessions SET "+set.String()+" WHERE id = $1", args...)
+		if err != nil {
+			return e.interpretError(err, "updating session")
+		}
+		if err := e.expectOne(res, "updating session"); err != nil {
+			return err
+		}
+		e.txRows.updated(s, was)
 	}
-	e.txRows.updated(s, was)
 	if counted {
 		e.stats.change(&old, &now)
 	}
@@ -276,7 +314,7 @@ func (e executor) SessionTimeOut(ctx context.Context, cutoff, now time.Time) (en
 		return nil, err
 	}
 	for _, s := range ended {
-		e.knownSession(&s)
+		e.knownSession(&s, true)
 		now := factsOf(&s)
 		was := now
 		was.ended = false // it was active: its duration was not counted yet

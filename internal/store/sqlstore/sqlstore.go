@@ -135,6 +135,11 @@ type Dialect struct {
 	// VALUES where an identity column takes only the database's numbers
 	// unless told (PostgreSQL's GENERATED ALWAYS); "" elsewhere.
 	OverridingIdentity string
+	// HoldWrites: inside a transaction, entries inserted and session rows
+	// written are held back and written set-based when a statement needs
+	// them or the transaction commits (see heldWrites): PostgreSQL, where
+	// each statement is a round trip planned and run on its own.
+	HoldWrites bool
 	// IdentityPastSQL moves the numbering of an identity column (table in
 	// %[1]s, column in %[2]s) past the values a restore wrote into it
 	// (PostgreSQL's sequences); "" where the next number is always past
@@ -253,7 +258,10 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 	}
 	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache, root: s, stats: &txStats{}},
 		notifier: s.notifier}
-	t.docs = &txDocs{}
+	t.docs, t.prices = &txDocs{}, map[string]string{}
+	if s.d.HoldWrites {
+		t.held = newHeldWrites()
+	}
 	if s.notifier != nil {
 		t.toNotify = map[string]bool{}
 	}
@@ -266,6 +274,7 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 			return nil, err
 		}
 	} else {
+		t.txRows = &txSessions{rows: map[string]*logbook.Session{}} // the rows it locks
 		t.owners = map[string]sessionOwner{}
 	}
 	return t, nil
@@ -279,6 +288,12 @@ type txStore struct {
 // Commit writes the transaction's changes to the statistics' rollups and
 // commits.
 func (t *txStore) Commit() error {
+	if t.held != nil {
+		if err := t.held.commit(context.Background(), t.executor); err != nil {
+			t.Rollback()
+			return err
+		}
+	}
 	if err := t.flushDocs(context.Background()); err != nil {
 		t.Rollback()
 		return err
@@ -297,8 +312,12 @@ func (t *txStore) Commit() error {
 	return nil
 }
 
+// Savepoint marks a savepoint (see store.Tx). Where writes are held back
+// it sends nothing yet (see heldWrites).
 func (t *txStore) Savepoint(ctx context.Context) error {
-	if _, err := t.exec(ctx, `SAVEPOINT request`); err != nil {
+	if t.held != nil {
+		t.held.savepoint()
+	} else if _, err := t.exec(ctx, `SAVEPOINT request`); err != nil {
 		return t.interpretError(err, "marking a savepoint")
 	}
 	t.txRows.savepoint()
@@ -308,23 +327,46 @@ func (t *txStore) Savepoint(ctx context.Context) error {
 }
 
 func (t *txStore) RollbackToSavepoint(ctx context.Context) error {
-	if _, err := t.exec(ctx, `ROLLBACK TO SAVEPOINT request`); err != nil {
-		return t.interpretError(err, "rolling back to a savepoint")
+	send := t.held == nil
+	if t.held != nil {
+		var err error
+		if send, err = t.held.rollbackToSavepoint(); err != nil {
+			return err
+		}
+	}
+	if send {
+		if _, err := t.direct().exec(ctx, `ROLLBACK TO SAVEPOINT request`); err != nil {
+			return t.interpretError(err, "rolling back to a savepoint")
+		}
 	}
 	t.txRows.rollbackToSavepoint()
 	t.stats.rollbackToSavepoint()
 	t.docs.rollbackToSavepoint()
+	if t.held != nil {
+		t.releaseSavepoint() // the held writes' savepoint is gone already
+		return nil
+	}
 	return t.ReleaseSavepoint(ctx)
 }
 
+// ReleaseSavepoint keeps everything since the savepoint. Where writes are
+// held back it sends nothing (see heldWrites.releaseSavepoint).
 func (t *txStore) ReleaseSavepoint(ctx context.Context) error {
-	if _, err := t.exec(ctx, `RELEASE SAVEPOINT request`); err != nil {
+	if t.held != nil {
+		t.held.releaseSavepoint()
+	} else if _, err := t.exec(ctx, `RELEASE SAVEPOINT request`); err != nil {
 		return t.interpretError(err, "releasing a savepoint")
 	}
+	t.releaseSavepoint()
+	return nil
+}
+
+// releaseSavepoint drops the latest savepoint of what the transaction
+// keeps in memory.
+func (t *txStore) releaseSavepoint() {
 	t.txRows.releaseSavepoint()
 	t.stats.releaseSavepoint()
 	t.docs.releaseSavepoint()
-	return nil
 }
 
 func (t *txStore) Rollback() error {
@@ -363,6 +405,14 @@ type executor struct {
 	// at savepoints, the documents of the entries it inserts (see txDocs;
 	// nil otherwise).
 	docs *txDocs
+	// held holds back, inside a transaction on an engine that does (see
+	// Dialect.HoldWrites), entries and session rows to write set-based;
+	// access says what the next statement touches of them.
+	held   *heldWrites
+	access stmtAccess
+	// prices keeps, inside a transaction, the prices each project's were
+	// read as, stored (see ProjectPricesGet).
+	prices map[string]string
 	// owners remembers, inside a transaction on an engine without the
 	// session cache, whose each session read or inserted in it is: what
 	// its entries' documents are tagged with (see sessionDocContext), so
@@ -376,8 +426,8 @@ type sessionOwner struct{ project, actor, harness string }
 
 // knownSession notes, inside a transaction, a session row it read or
 // wrote (see executor.owners and txSessions.known).
-func (e executor) knownSession(s *logbook.Session) {
-	e.txRows.known(*s)
+func (e executor) knownSession(s *logbook.Session, locked bool) {
+	e.txRows.known(*s, locked)
 	if e.owners != nil {
 		e.owners[s.ID] = sessionOwner{s.Project, s.Actor, s.Harness}
 	}

@@ -173,6 +173,11 @@ func (e executor) statementContext(ctx context.Context) context.Context {
 
 func (e executor) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	ctx = e.statementContext(ctx)
+	if e.held != nil {
+		if err := e.held.before(ctx, e); err != nil {
+			return nil, err
+		}
+	}
 	if stmt := e.stmt(ctx, query); stmt != nil {
 		return stmt.ExecContext(ctx, args...)
 	}
@@ -181,14 +186,26 @@ func (e executor) exec(ctx context.Context, query string, args ...any) (sql.Resu
 
 func (e executor) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	ctx = e.statementContext(ctx)
+	if e.held != nil {
+		if err := e.held.before(ctx, e); err != nil {
+			return nil, err
+		}
+	}
 	if stmt := e.stmt(ctx, query); stmt != nil {
 		return stmt.QueryContext(ctx, args...)
 	}
 	return e.q.QueryContext(ctx, query, args...)
 }
 
+// queryRow runs a query of one row. Where writing what was held back
+// before it fails, the failure cannot be returned here: the query then
+// fails too (PostgreSQL refuses every statement of a failed transaction),
+// or the transaction's commit does (heldWrites.err).
 func (e executor) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	ctx = e.statementContext(ctx)
+	if e.held != nil {
+		e.held.before(ctx, e) //nolint:errcheck // kept in e.held.err
+	}
 	if stmt := e.stmt(ctx, query); stmt != nil {
 		return stmt.QueryRowContext(ctx, args...)
 	}

@@ -190,6 +190,11 @@ func (r *recordingTx) ReleaseSavepoint(ctx context.Context) error {
 	return r.tx.ReleaseSavepoint(ctx)
 }
 
+func (r *recordingTx) LockSessions(ctx context.Context, sessions []store.SessionKeys) error {
+	r.calls.add("LockSessions")
+	return r.tx.LockSessions(ctx, sessions)
+}
+
 func (r recordingExecutor) ProjectEnsure(ctx context.Context, name string, now time.Time) error {
 	r.calls.add("ProjectEnsure")
 	return r.ex.ProjectEnsure(ctx, name, now)

@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"ToolCall", testToolCall},
 		{"Why", testWhy},
 		{"Tx", testTx},
+		{"Group", testGroup},
 		{"Engine", testEngine},
 		{"Maintenance", testMaintenance},
 		{"Stats", testStats},

@@ -1,0 +1,438 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/logbookhq/logbook/internal/logbook"
+	"github.com/logbookhq/logbook/internal/store"
+)
+
+// heldWrites holds back, inside a transaction on an engine that writes a
+// group's rows set-based (Dialect.HoldWrites: PostgreSQL), the entries it
+// inserts and the session rows it writes until a statement needs them or
+// it commits. A group of requests sharing a transaction (the service's
+// group commit) then writes its entries in one INSERT and its session
+// rows in one UPDATE, instead of an INSERT and an UPDATE a request, each a
+// round trip that PostgreSQL plans, executes and logs on its own
+// (BENCHMARKS.md, "Thirteenth pass").
+//
+// Nothing about what a caller sees changes:
+//
+//   - An entry is held back only where the transaction has locked its
+//     session's row and learnt which of the batch's keys the session has
+//     stored (LockSessions), so EntryInsert answers how many entries are
+//     new without a statement, as ON CONFLICT DO NOTHING will.
+//   - Any statement that may read or write entries or sessions writes
+//     what is held back first (the default; see stmtAccess), so every
+//     statement sees every earlier write of its transaction.
+//   - Savepoints are held back too: one is sent (SAVEPOINT) only before
+//     the first statement after it that writes, after everything held
+//     back before it, so rolling back to it undoes exactly what came
+//     after. One never sent is rolled back by dropping what was held
+//     back since, with no statement at all.
+type heldWrites struct {
+	ops  []heldOp
+	base int // how many ops were written before ops[0]; positions count from the transaction's start
+	// storedKeys holds, for each session LockSessions was given keys of,
+	// which of them the database had stored. Only entries of these
+	// sessions are held back.
+	storedKeys map[string]map[string]bool
+	// added holds the keys of the entries the transaction inserted or
+	// holds back, in the order of addedLog (for savepoints to take back).
+	added    map[entryKeyRef]bool
+	addedLog []entryKeyRef
+	marks    []heldMark
+	// err is the first failure to write what was held back, where the
+	// statement that needed it could not return it (queryRow); the
+	// transaction then fails at the latest when it commits.
+	err error
+}
+
+type entryKeyRef struct{ session, key string }
+
+// heldOp is an entry to insert, or a session row to write whole.
+type heldOp struct {
+	entry   *logbook.Entry
+	session *logbook.Session
+}
+
+// heldMark is a savepoint: where it was taken, and whether it was sent.
+type heldMark struct {
+	ops, keys int // len of the ops (from the start) and of addedLog then
+	state     markState
+}
+
+type markState uint8
+
+const (
+	markHeld   markState = iota // not sent: nothing after it was written yet
+	markSent                    // sent as SAVEPOINT
+	markMerged                  // what came after it was written without it: it cannot be rolled back to
+)
+
+// stmtAccess says what a statement touches of what a transaction may hold
+// back, so the executor knows what to write before it.
+type stmtAccess uint8
+
+const (
+	// touchesHeld: it may read or write entries or session rows. What is
+	// held back is written first. The default: a statement left unmarked
+	// costs speed, never correctness.
+	touchesHeld stmtAccess = iota
+	// readsOther: it reads only tables nothing is held back for.
+	readsOther
+	// writesOther: it writes only such tables; the savepoint it may be
+	// rolled back to is sent first.
+	writesOther
+)
+
+// readingOther and writingOther mark the statements an executor runs next
+// (see stmtAccess).
+func (e executor) readingOther() executor { e.access = readsOther; return e }
+func (e executor) writingOther() executor { e.access = writesOther; return e }
+
+func newHeldWrites() *heldWrites {
+	return &heldWrites{storedKeys: map[string]map[string]bool{}, added: map[entryKeyRef]bool{}}
+}
+
+// before readies the transaction for a statement of e's access.
+func (h *heldWrites) before(ctx context.Context, e executor) error {
+	if h.err != nil {
+		return h.err
+	}
+	switch e.access {
+	case readsOther:
+		return nil
+	case writesOther:
+		return h.sendSavepoint(ctx, e)
+	}
+	if err := h.sendSavepoint(ctx, e); err != nil {
+		return err
+	}
+	return h.write(ctx, e, len(h.ops), false)
+}
+
+// sendSavepoint sends the latest savepoint if it is held back, after
+// writing what was held back before it. Older savepoints still held back
+// are merged: nothing can roll back to them any more (the service's group
+// commit rolls back only to the latest).
+func (h *heldWrites) sendSavepoint(ctx context.Context, e executor) error {
+	if len(h.marks) == 0 || h.marks[len(h.marks)-1].state != markHeld {
+		return nil
+	}
+	last := &h.marks[len(h.marks)-1]
+	if err := h.write(ctx, e, last.ops-h.base, true); err != nil {
+		return err
+	}
+	for i := range h.marks[:len(h.marks)-1] {
+		if h.marks[i].state == markHeld {
+			h.marks[i].state = markMerged
+		}
+	}
+	if _, err := e.direct().exec(ctx, `SAVEPOINT request`); err != nil {
+		return h.fail(e.interpretError(err, "marking a savepoint"))
+	}
+	last.state = markSent
+	return nil
+}
+
+// write writes the first n ops held back: the entries in multi-row
+// INSERTs, the session rows in one UPDATE. beforeMark says they come
+// before the latest savepoint, so their search documents are written at
+// once rather than kept with those after it.
+func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bool) error {
+	if n <= 0 {
+		return nil
+	}
+	ops := h.ops[:n]
+	h.ops, h.base = h.ops[n:], h.base+n
+	d := e.direct()
+	var entries []logbook.Entry
+	rows := map[string]*logbook.Session{}
+	var order []string
+	for _, op := range ops {
+		switch {
+		case op.entry != nil:
+			entries = append(entries, *op.entry)
+		case op.session != nil:
+			if _, ok := rows[op.session.ID]; !ok {
+				order = append(order, op.session.ID)
+			}
+			rows[op.session.ID] = op.session
+		}
+	}
+	if len(entries) > 0 {
+		if beforeMark {
+			d.docs = nil // written now, not kept for the commit after the savepoint
+		}
+		inserted, err := d.insertEntries(ctx, entries)
+		if err != nil {
+			return h.fail(err)
+		}
+		if inserted != len(entries) {
+			return h.fail(fmt.Errorf("writing a group's entries: %d of %d were stored already though their keys were looked up under the session's lock; nothing of the group was recorded, retry it",
+				len(entries)-inserted, len(entries)))
+		}
+	}
+	if len(order) > 0 {
+		if err := d.updateSessionRows(ctx, rows, order); err != nil {
+			return h.fail(err)
+		}
+	}
+	return nil
+}
+
+func (h *heldWrites) fail(err error) error {
+	if h.err == nil {
+		h.err = err
+	}
+	return err
+}
+
+// direct is e without held writes: for the statements that write them.
+func (e executor) direct() executor {
+	e.held, e.access = nil, touchesHeld
+	return e
+}
+
+// holdEntries holds back entries if it may (see heldWrites) and says how
+// many of them are new; ok is false where they must be inserted now.
+func (h *heldWrites) holdEntries(entries []logbook.Entry) (inserted int, ok bool) {
+	for i := range entries {
+		en := &entries[i]
+		if _, known := h.storedKeys[en.SessionID]; !known || !storableEntry(en) {
+			return 0, false
+		}
+	}
+	for i := range entries {
+		en := entries[i]
+		if en.Key != "" {
+			ref := entryKeyRef{en.SessionID, en.Key}
+			if h.storedKeys[en.SessionID][en.Key] || h.added[ref] {
+				continue // stored already: ON CONFLICT DO NOTHING would skip it
+			}
+			h.added[ref] = true
+			h.addedLog = append(h.addedLog, ref)
+		}
+		h.ops = append(h.ops, heldOp{entry: &en})
+		inserted++
+	}
+	return inserted, true
+}
+
+// inserted notes the keys of entries inserted at once, so that those held
+// back later in the transaction are checked against them too.
+func (h *heldWrites) inserted(entries []logbook.Entry, ids map[entryKey]int64) {
+	for _, en := range entries {
+		if _, ok := ids[entryKey{en.SessionID, en.Seq}]; !ok || en.Key == "" {
+			continue
+		}
+		if _, known := h.storedKeys[en.SessionID]; known {
+			ref := entryKeyRef{en.SessionID, en.Key}
+			h.added[ref] = true
+			h.addedLog = append(h.addedLog, ref)
+		}
+	}
+}
+
+// forgetKeys stops holding back the entries of session: a statement
+// deleted some of its entries, whose keys it no longer follows.
+func (h *heldWrites) forgetKeys(session string) {
+	delete(h.storedKeys, session)
+}
+
+// holdSession holds back writing s's row whole (see SessionUpdate).
+func (h *heldWrites) holdSession(s *logbook.Session) {
+	h.ops = append(h.ops, heldOp{session: s})
+}
+
+// storableEntry reports whether PostgreSQL will store every text of en as
+// it is: valid UTF-8 without NUL bytes. An entry that is not is inserted
+// at once, so that its request alone fails, with the engine's own error.
+func storableEntry(en *logbook.Entry) bool {
+	texts := []string{string(en.Kind), en.Role, en.Text, en.Tool, en.ToolCallID, string(en.Payload), en.Commit, en.Key}
+	if en.Author != nil {
+		texts = append(texts, en.Author.Actor, en.Author.TokenID)
+	}
+	if en.Usage != nil {
+		texts = append(texts, en.Usage.Model)
+	}
+	for _, s := range texts {
+		if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// savepoint, rollbackToSavepoint and releaseSavepoint are the transaction's
+// savepoints where writes are held back: see txStore.Savepoint.
+func (h *heldWrites) savepoint() {
+	h.marks = append(h.marks, heldMark{ops: h.base + len(h.ops), keys: len(h.addedLog)})
+}
+
+// rollbackToSavepoint takes back what was held back since the latest
+// savepoint, and says whether the savepoint was sent (the engine must roll
+// back to it too).
+func (h *heldWrites) rollbackToSavepoint() (sent bool, err error) {
+	if len(h.marks) == 0 {
+		return false, errors.New("rolling back to a savepoint: there is none")
+	}
+	last := h.marks[len(h.marks)-1]
+	h.marks = h.marks[:len(h.marks)-1]
+	if last.state == markMerged {
+		return false, h.fail(errors.New("rolling back to a savepoint whose writes were sent without it: the transaction cannot be undone in part; roll it back whole"))
+	}
+	if keep := last.ops - h.base; keep >= 0 {
+		h.ops = h.ops[:keep]
+	} else {
+		h.ops = h.ops[:0] // written after the savepoint: rolling back to it takes them back
+	}
+	for _, ref := range h.addedLog[last.keys:] {
+		delete(h.added, ref)
+	}
+	h.addedLog = h.addedLog[:last.keys]
+	if last.state == markSent {
+		h.err = nil // a failed statement after it is rolled back with it
+	}
+	return last.state == markSent, nil
+}
+
+// releaseSavepoint drops the latest savepoint. Nothing is sent: one never
+// sent has nothing to release, and one sent is left for the commit to end
+// (a round trip less a request; PostgreSQL rolls back to the latest of
+// savepoints of one name).
+func (h *heldWrites) releaseSavepoint() {
+	if len(h.marks) > 0 {
+		h.marks = h.marks[:len(h.marks)-1]
+	}
+}
+
+// commit writes everything held back: no savepoint can be rolled back to
+// once the transaction commits.
+func (h *heldWrites) commit(ctx context.Context, e executor) error {
+	if h.err != nil {
+		return h.err
+	}
+	h.marks = nil
+	return h.write(ctx, e, len(h.ops), false)
+}
+
+// LockSessions reads and locks the sessions named and learns which of the
+// keys given are stored (see store.Tx). Where the engine keeps active
+// sessions in memory and one transaction writes at a time (SQLite), there
+// is nothing to lock and little to read: it does nothing.
+func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys) error {
+	if t.rowCache != nil || t.d.SingleWriter {
+		return nil
+	}
+	var missing []string
+	for _, s := range sessions {
+		if _, ok := t.txRows.get(s.ID); !ok {
+			missing = append(missing, s.ID)
+		}
+	}
+	if len(missing) > 0 {
+		// In id order, as every group locks them, so two groups never each
+		// wait for a row the other holds.
+		rows, err := t.query(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = ANY($1::text[]) ORDER BY id`+t.d.ForUpdate, missing)
+		if err != nil {
+			return t.interpretError(err, "locking sessions")
+		}
+		locked, err := t.collectSessions(rows, "locking sessions")
+		if err != nil {
+			return err
+		}
+		for i := range locked {
+			t.knownSession(&locked[i], true)
+		}
+	}
+	if t.held == nil {
+		return nil
+	}
+	var ids, keys []string
+	for _, s := range sessions {
+		if _, locked := t.txRows.get(s.ID); !locked || s.Keys == nil {
+			continue
+		}
+		if t.held.storedKeys[s.ID] == nil {
+			t.held.storedKeys[s.ID] = map[string]bool{}
+		}
+		for _, k := range s.Keys {
+			ids, keys = append(ids, s.ID), append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	// The pairs asked are a few of the cross product of their sessions and
+	// keys, which the planner reads through the (session_id, key) index;
+	// joined with the pairs alone it would scan the entries.
+	rows, err := t.readingOther().query(ctx, `SELECT e.session_id, e.key FROM entries AS e
+		JOIN unnest($1::text[], $2::text[]) AS k (session_id, key) ON e.session_id = k.session_id AND e.key = k.key
+		WHERE e.session_id = ANY($1) AND e.key = ANY($2) AND e.key IS NOT NULL`, ids, keys)
+	if err != nil {
+		return t.interpretError(err, "reading entry keys")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, key string
+		if err := rows.Scan(&id, &key); err != nil {
+			return t.interpretError(err, "reading entry keys")
+		}
+		t.held.storedKeys[id][key] = true
+	}
+	return t.interpretError(rows.Err(), "reading entry keys")
+}
+
+// updateSessionRows writes session rows whole, in one statement: every
+// column SessionUpdate writes, from arrays. PostgreSQL keeps an update
+// heap-only (no index written) when no indexed column's value changes,
+// whether or not the column is named in SET.
+func (e executor) updateSessionRows(ctx context.Context, rows map[string]*logbook.Session, order []string) error {
+	args := make([]any, 0, len(sessionWritable)+1)
+	ids := make([]string, len(order))
+	list := make([]*logbook.Session, len(order))
+	for i, id := range order {
+		ids[i], list[i] = id, rows[id]
+	}
+	args = append(args, ids)
+	for _, c := range sessionWritable {
+		args = append(args, c.array(list))
+	}
+	res, err := e.exec(ctx, sessionRowsUpdate(), args...)
+	if err != nil {
+		return e.interpretError(err, "updating sessions")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return e.interpretError(err, "updating sessions")
+	}
+	if int(n) != len(order) {
+		return fmt.Errorf("updating sessions: %d of %d rows were found though locked in this transaction", n, len(order))
+	}
+	return nil
+}
+
+// sessionRowsUpdate is the statement of updateSessionRows.
+var sessionRowsUpdate = sync.OnceValue(func() string {
+	var set, arrays, names strings.Builder
+	arrays.WriteString("$1::text[]")
+	names.WriteString("id")
+	for i, c := range sessionWritable {
+		if i > 0 {
+			set.WriteString(", ")
+		}
+		fmt.Fprintf(&set, "%s = u.%s", c.name, c.name)
+		fmt.Fprintf(&arrays, ", $%d::%s[]", i+2, c.sqlType)
+		names.WriteString(", " + c.name)
+	}
+	// s.id = ANY($1) has the planner find the rows by the primary key;
+	// joined with the arrays alone it would scan the sessions.
+	return "UPDATE sessions AS s SET " + set.String() + " FROM unnest(" + arrays.String() + ") AS u (" + names.String() + ") WHERE s.id = u.id AND s.id = ANY($1)"
+})
