@@ -370,12 +370,12 @@ func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys
 	if len(keys) == 0 {
 		return nil
 	}
-	// The pairs asked are a few of the cross product of their sessions and
-	// keys, which the planner reads through the (session_id, key) index;
-	// joined with the pairs alone it would scan the entries.
-	rows, err := t.readingOther().query(ctx, `SELECT e.session_id, e.key FROM entries AS e
-		JOIN unnest($1::text[], $2::text[]) AS k (session_id, key) ON e.session_id = k.session_id AND e.key = k.key
-		WHERE e.session_id = ANY($1) AND e.key = ANY($2) AND e.key IS NOT NULL`, ids, keys)
+	// Each pair is looked up by itself in the (session_id, key) index: the
+	// LIMIT keeps the planner from joining the pairs with the entries any
+	// other way (scanning a session's entries, or every pair of the
+	// sessions and keys asked).
+	rows, err := t.readingOther().query(ctx, `SELECT k.session_id, k.key FROM unnest($1::text[], $2::text[]) AS k (session_id, key)
+		CROSS JOIN LATERAL (SELECT 1 FROM entries AS e WHERE e.session_id = k.session_id AND e.key = k.key LIMIT 1) AS stored`, ids, keys)
 	if err != nil {
 		return t.interpretError(err, "reading entry keys")
 	}
