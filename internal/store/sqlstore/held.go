@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -16,10 +15,12 @@ import (
 // group's rows set-based (Dialect.HoldWrites: PostgreSQL), the entries it
 // inserts and the session rows it writes until a statement needs them or
 // it commits. A group of requests sharing a transaction (the service's
-// group commit) then writes its entries in one INSERT and its session
-// rows in one UPDATE, instead of an INSERT and an UPDATE a request, each a
-// round trip that PostgreSQL plans, executes and logs on its own
-// (BENCHMARKS.md, "Thirteenth pass").
+// group commit) then writes its entries in one INSERT and each session's
+// row once, with what every request changed of it, instead of an INSERT
+// and an UPDATE a request, each a round trip that PostgreSQL plans,
+// executes and logs on its own (BENCHMARKS.md, "Thirteenth pass"). The
+// rows are written one UPDATE each: one UPDATE of them all, from arrays,
+// cost PostgreSQL more than the single ones it replaced.
 //
 // Nothing about what a caller sees changes:
 //
@@ -55,10 +56,11 @@ type heldWrites struct {
 
 type entryKeyRef struct{ session, key string }
 
-// heldOp is an entry to insert, or a session row to write whole.
+// heldOp is an entry to insert, or a session row to write.
 type heldOp struct {
 	entry   *logbook.Entry
 	session *logbook.Session
+	before  *logbook.Session // the session's row before
 }
 
 // heldMark is a savepoint: where it was taken, and whether it was sent.
@@ -142,7 +144,7 @@ func (h *heldWrites) sendSavepoint(ctx context.Context, e executor) error {
 }
 
 // write writes the first n ops held back: the entries in multi-row
-// INSERTs, the session rows in one UPDATE. beforeMark says they come
+// INSERTs, each session's row once. beforeMark says they come
 // before the latest savepoint, so their search documents are written at
 // once rather than kept with those after it.
 func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bool) error {
@@ -153,7 +155,7 @@ func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bo
 	h.ops, h.base = h.ops[n:], h.base+n
 	d := e.direct()
 	var entries []logbook.Entry
-	rows := map[string]*logbook.Session{}
+	rows, befores := map[string]*logbook.Session{}, map[string]*logbook.Session{}
 	var order []string
 	for _, op := range ops {
 		switch {
@@ -162,6 +164,7 @@ func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bo
 		case op.session != nil:
 			if _, ok := rows[op.session.ID]; !ok {
 				order = append(order, op.session.ID)
+				befores[op.session.ID] = op.before
 			}
 			rows[op.session.ID] = op.session
 		}
@@ -179,8 +182,8 @@ func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bo
 				len(entries)-inserted, len(entries)))
 		}
 	}
-	if len(order) > 0 {
-		if err := d.updateSessionRows(ctx, rows, order); err != nil {
+	for _, id := range order {
+		if err := d.updateSessionColumns(ctx, rows[id], befores[id]); err != nil {
 			return h.fail(err)
 		}
 	}
@@ -246,9 +249,9 @@ func (h *heldWrites) forgetKeys(session string) {
 	delete(h.storedKeys, session)
 }
 
-// holdSession holds back writing s's row whole (see SessionUpdate).
-func (h *heldWrites) holdSession(s *logbook.Session) {
-	h.ops = append(h.ops, heldOp{session: s})
+// holdSession holds back writing s's row, which was before.
+func (h *heldWrites) holdSession(before, s *logbook.Session) {
+	h.ops = append(h.ops, heldOp{session: s, before: before})
 }
 
 // storableEntry reports whether PostgreSQL will store every text of en as
@@ -389,50 +392,3 @@ func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys
 	}
 	return t.interpretError(rows.Err(), "reading entry keys")
 }
-
-// updateSessionRows writes session rows whole, in one statement: every
-// column SessionUpdate writes, from arrays. PostgreSQL keeps an update
-// heap-only (no index written) when no indexed column's value changes,
-// whether or not the column is named in SET.
-func (e executor) updateSessionRows(ctx context.Context, rows map[string]*logbook.Session, order []string) error {
-	args := make([]any, 0, len(sessionWritable)+1)
-	ids := make([]string, len(order))
-	list := make([]*logbook.Session, len(order))
-	for i, id := range order {
-		ids[i], list[i] = id, rows[id]
-	}
-	args = append(args, ids)
-	for _, c := range sessionWritable {
-		args = append(args, c.array(list))
-	}
-	res, err := e.exec(ctx, sessionRowsUpdate(), args...)
-	if err != nil {
-		return e.interpretError(err, "updating sessions")
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return e.interpretError(err, "updating sessions")
-	}
-	if int(n) != len(order) {
-		return fmt.Errorf("updating sessions: %d of %d rows were found though locked in this transaction", n, len(order))
-	}
-	return nil
-}
-
-// sessionRowsUpdate is the statement of updateSessionRows.
-var sessionRowsUpdate = sync.OnceValue(func() string {
-	var set, arrays, names strings.Builder
-	arrays.WriteString("$1::text[]")
-	names.WriteString("id")
-	for i, c := range sessionWritable {
-		if i > 0 {
-			set.WriteString(", ")
-		}
-		fmt.Fprintf(&set, "%s = u.%s", c.name, c.name)
-		fmt.Fprintf(&arrays, ", $%d::%s[]", i+2, c.sqlType)
-		names.WriteString(", " + c.name)
-	}
-	// s.id = ANY($1) has the planner find the rows by the primary key;
-	// joined with the arrays alone it would scan the sessions.
-	return "UPDATE sessions AS s SET " + set.String() + " FROM unnest(" + arrays.String() + ") AS u (" + names.String() + ") WHERE s.id = u.id AND s.id = ANY($1)"
-})

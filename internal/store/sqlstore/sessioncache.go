@@ -151,7 +151,7 @@ func (t *txSessions) known(s logbook.Session, locked bool) {
 // updated records session s's row after SessionUpdate(s, was) wrote the
 // columns where s differs from was.
 func (t *txSessions) updated(s, was *logbook.Session) {
-	if _, ok := t.locked(s, was); !ok && t != nil {
+	if _, _, ok := t.locked(s, was); !ok && t != nil {
 		t.forget(s.ID) // the columns left as they were are not known here
 	}
 }
@@ -159,14 +159,15 @@ func (t *txSessions) updated(s, was *logbook.Session) {
 // locked records, where the transaction has session s's row locked (a
 // view without the cache) or known (with it) as was, the row as s will
 // have it once the columns where s differs from was are written, and
-// returns it. ok is false where the row is not known as was.
-func (t *txSessions) locked(s, was *logbook.Session) (row *logbook.Session, ok bool) {
+// returns it with the row before. ok is false where the row is not known
+// as was.
+func (t *txSessions) locked(s, was *logbook.Session) (before, row *logbook.Session, ok bool) {
 	if t == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	prev, ok := t.get(s.ID)
 	if !ok || was == nil || !sameSession(prev, storedSession(*was)) {
-		return nil, false
+		return nil, nil, false
 	}
 	stored := storedSession(*s)
 	// The columns SessionUpdate never writes.
@@ -174,7 +175,7 @@ func (t *txSessions) locked(s, was *logbook.Session) (row *logbook.Session, ok b
 	stored.StartedAt, stored.RootID = prev.StartedAt, prev.RootID
 	t.set(s.ID, &stored)
 	kept := copySession(stored)
-	return &kept, true
+	return &prev, &kept, true
 }
 
 // markedSeen records SessionMarkSeen(id, at).

@@ -145,43 +145,14 @@ type sessionColumn struct {
 	name    string
 	differs func(a, b *logbook.Session) bool
 	value   func(*logbook.Session) any
-	// array is the column of many sessions, as a parameter of
-	// updateSessionRows, whose SQL type of one value is sqlType.
-	array   func([]*logbook.Session) any
-	sqlType string
 }
 
-func column[T string | int64 | sql.NullInt64](name string, get func(*logbook.Session) T) sessionColumn {
-	c := sessionColumn{
+func column[T comparable](name string, get func(*logbook.Session) T) sessionColumn {
+	return sessionColumn{
 		name:    name,
 		differs: func(a, b *logbook.Session) bool { return get(a) != get(b) },
 		value:   func(s *logbook.Session) any { return get(s) },
-		sqlType: "bigint",
 	}
-	var zero T
-	switch any(zero).(type) {
-	case string:
-		c.sqlType = "text"
-	case sql.NullInt64: // NULL in an array: a nil pointer
-		c.array = func(rows []*logbook.Session) any {
-			out := make([]*int64, len(rows))
-			for i, s := range rows {
-				if v := any(get(s)).(sql.NullInt64); v.Valid {
-					out[i] = &v.Int64
-				}
-			}
-			return out
-		}
-		return c
-	}
-	c.array = func(rows []*logbook.Session) any {
-		out := make([]T, len(rows))
-		for i, s := range rows {
-			out[i] = get(s)
-		}
-		return out
-	}
-	return c
 }
 
 // SessionUpdate writes the columns of s that differ from was, or every
@@ -192,19 +163,7 @@ func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) er
 	if e.tx == nil { // the rollups change with the session, in one transaction
 		return e.root.inTx(ctx, func(e executor) error { return e.SessionUpdate(ctx, s, was) })
 	}
-	var set strings.Builder
-	args := []any{s.ID}
-	for _, c := range sessionWritable {
-		if was != nil && !c.differs(s, was) {
-			continue
-		}
-		args = append(args, c.value(s))
-		if set.Len() > 0 {
-			set.WriteString(", ")
-		}
-		set.WriteString(c.name + " = $" + strconv.Itoa(len(args)))
-	}
-	if set.Len() == 0 {
+	if !sessionChanged(s, was) {
 		return nil // nothing changed since was was read in this transaction
 	}
 	var old, now statsFacts
@@ -219,17 +178,13 @@ func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) er
 	}
 	held := false
 	if e.held != nil {
-		var row *logbook.Session
-		if row, held = e.txRows.locked(s, was); held {
-			e.held.holdSession(row) // written with the group's other rows (see heldWrites)
+		var before, row *logbook.Session
+		if before, row, held = e.txRows.locked(s, was); held {
+			e.held.holdSession(before, row) // written with the group's other rows (see heldWrites)
 		}
 	}
 	if !held {
-		res, err := e.exec(ctx, "UPDATE sessions SET "+set.String()+" WHERE id = $1", args...)
-		if err != nil {
-			return e.interpretError(err, "updating session")
-		}
-		if err := e.expectOne(res, "updating session"); err != nil {
+		if err := e.updateSessionColumns(ctx, s, was); err != nil {
 			return err
 		}
 		e.txRows.updated(s, was)
@@ -241,6 +196,44 @@ func (e executor) SessionUpdate(ctx context.Context, s, was *logbook.Session) er
 		return e.indexSession(ctx, s)
 	}
 	return nil
+}
+
+// sessionChanged reports whether SessionUpdate(s, was) has a column to write.
+func sessionChanged(s, was *logbook.Session) bool {
+	if was == nil {
+		return true
+	}
+	for _, c := range sessionWritable {
+		if c.differs(s, was) {
+			return true
+		}
+	}
+	return false
+}
+
+// updateSessionColumns writes the columns of s that differ from was (every
+// one when was is nil) in one UPDATE of its row.
+func (e executor) updateSessionColumns(ctx context.Context, s, was *logbook.Session) error {
+	var set strings.Builder
+	args := []any{s.ID}
+	for _, c := range sessionWritable {
+		if was != nil && !c.differs(s, was) {
+			continue
+		}
+		args = append(args, c.value(s))
+		if set.Len() > 0 {
+			set.WriteString(", ")
+		}
+		set.WriteString(c.name + " = $" + strconv.Itoa(len(args)))
+	}
+	if set.Len() == 0 {
+		return nil
+	}
+	res, err := e.exec(ctx, "UPDATE sessions SET "+set.String()+" WHERE id = $1", args...)
+	if err != nil {
+		return e.interpretError(err, "updating session")
+	}
+	return e.expectOne(res, "updating session")
 }
 
 // expectOne turns an UPDATE that matched no row into ErrNotFound.

@@ -47,7 +47,7 @@ func testGroup(t *testing.T, newStore func(testing.TB) store.Store) {
 	n, err = tx.EntryInsert(ctx, []logbook.Entry{msg(a.ID, 2, "k2", "new"), msg(a.ID, 3, "", "no key")})
 	must(t, err)
 	equal(t, "entries new", n, 2)
-	a.EntryCount, a.Goal = 3, "request 1"
+	a.EntryCount, a.Goal, a.Prompt = 3, "request 1", "request 1"
 	was := locked
 	must(t, tx.SessionUpdate(ctx, &a, &was))
 	must(t, tx.ReleaseSavepoint(ctx))
@@ -59,8 +59,14 @@ func testGroup(t *testing.T, newStore func(testing.TB) store.Store) {
 	equal(t, "entries new whose key an earlier request of the transaction inserted", n, 0)
 	insertAll(t, tx, []logbook.Entry{msg(b.ID, 1, "b1", "b's first")})
 	bWas := b
-	b.EntryCount, b.Goal = 1, "request 2"
+	b.EntryCount = 1
 	must(t, tx.SessionUpdate(ctx, &b, &bWas))
+	// and writes another column of a than request 1 did (one no search
+	// document holds: a session's document written would send the
+	// savepoint, and write request 1's row by itself).
+	aBefore := a
+	a.Unannounced = 7
+	must(t, tx.SessionUpdate(ctx, &a, &aBefore))
 	must(t, tx.ReleaseSavepoint(ctx))
 
 	// request 3 writes a again, then fails: rolled back, nothing of it
@@ -139,6 +145,8 @@ func testGroup(t *testing.T, newStore func(testing.TB) store.Store) {
 		must(t, err)
 		equal(t, "goal stored of "+want.ID, row.Goal, want.Goal)
 		equal(t, "entry_count stored of "+want.ID, row.EntryCount, want.EntryCount)
+		equal(t, "unannounced stored of "+want.ID, row.Unannounced, want.Unannounced)
+		equal(t, "prompt stored of "+want.ID, row.Prompt, want.Prompt)
 	}
 	touches, err := st.TouchList(ctx, a.ID)
 	must(t, err)
