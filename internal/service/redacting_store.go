@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
@@ -93,8 +94,21 @@ func (t *redactingTx) RollbackToSavepoint(ctx context.Context) error {
 	return t.tx.RollbackToSavepoint(ctx)
 }
 func (t *redactingTx) ReleaseSavepoint(ctx context.Context) error { return t.tx.ReleaseSavepoint(ctx) }
+
+// LockSessions looks the keys up as EntryInsert will store them: redacted.
 func (t *redactingTx) LockSessions(ctx context.Context, sessions []store.SessionKeys) error {
-	return t.tx.LockSessions(ctx, sessions)
+	stored := make([]store.SessionKeys, len(sessions))
+	for i, s := range sessions {
+		stored[i] = s
+		if s.Keys != nil {
+			keys := slices.Clone(s.Keys)
+			if err := t.c.clean(ctx, &keys); err != nil {
+				return err
+			}
+			stored[i].Keys = keys
+		}
+	}
+	return t.tx.LockSessions(ctx, stored)
 }
 
 // redacting implements store.Executor: each method redacts the values it
