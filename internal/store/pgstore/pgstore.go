@@ -79,6 +79,12 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		StatsShardSQL: `pg_backend_pid() % 16`,
 		ModifyingCTEs: true,
 		HoldWrites:    true,
+		// Each pair through the (session_id, key) index: the LIMIT keeps
+		// the planner from joining the pairs with the entries any other
+		// way (scanning a session's entries).
+		SessionIDsInSQL: `id = ANY($1::text[])`,
+		StoredKeysSQL: `SELECT p->>0, p->>1 FROM json_array_elements($1::json) AS p
+			CROSS JOIN LATERAL (SELECT 1 FROM entries AS e WHERE e.session_id = p->>0 AND e.key = p->>1 LIMIT 1) AS stored`,
 		// SHARE mode lets sessions and touches be read and locked FOR
 		// UPDATE, not changed. Waiting for it holds back the writers queued
 		// behind, so the backfill waits at most 200 ms and tries again later.

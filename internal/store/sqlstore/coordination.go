@@ -52,7 +52,7 @@ func oneIf(b bool) int64 {
 }
 
 func (e executor) ClaimGet(ctx context.Context, id string) (logbook.Claim, error) {
-	c, err := scanClaim(e.queryRow(ctx, `SELECT `+claimColumns+` FROM claims c WHERE c.id = $1`, id))
+	c, err := scanClaim(e.readingOther().queryRow(ctx, `SELECT `+claimColumns+` FROM claims c WHERE c.id = $1`, id))
 	return c, e.interpretError(err, "reading claim")
 }
 
@@ -112,7 +112,7 @@ func collectClaims(e executor, rows *sql.Rows, withTitle bool) ([]logbook.Claim,
 }
 
 func (e executor) ClaimRenew(ctx context.Context, sessionID string, now time.Time) error {
-	_, err := e.exec(ctx, `UPDATE claims SET expires_at = $2 + ttl_seconds * 1000000
+	_, err := e.writingOther().exec(ctx, `UPDATE claims SET expires_at = $2 + ttl_seconds * 1000000
 		WHERE session_id = $1 AND released_at IS NULL AND expires_at < $2 + ttl_seconds * 1000000`, sessionID, micros(now))
 	return e.interpretError(err, "renewing claims")
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,7 +21,11 @@ import (
 // and an UPDATE a request, each a round trip that PostgreSQL plans,
 // executes and logs on its own (BENCHMARKS.md, "Thirteenth pass"). The
 // rows are written one UPDATE each: one UPDATE of them all, from arrays,
-// cost PostgreSQL more than the single ones it replaced.
+// cost PostgreSQL more than the single ones it replaced. SQLite does not
+// hold writes back: tried, its one writer made a fifth fewer entries a
+// second, as a request writing another table (touches, claims) sends its
+// savepoint and writes what was held back before it, request by request,
+// and a statement there is no round trip to save.
 //
 // Nothing about what a caller sees changes:
 //
@@ -144,9 +149,9 @@ func (h *heldWrites) sendSavepoint(ctx context.Context, e executor) error {
 }
 
 // write writes the first n ops held back: the entries in multi-row
-// INSERTs, each session's row once. beforeMark says they come
-// before the latest savepoint, so their search documents are written at
-// once rather than kept with those after it.
+// INSERTs, each session's row once. beforeMark says they come before the
+// latest savepoint: their search documents, kept for the commit, are kept
+// before it too, so rolling back to it does not take them.
 func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bool) error {
 	if n <= 0 {
 		return nil
@@ -170,10 +175,13 @@ func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bo
 		}
 	}
 	if len(entries) > 0 {
-		if beforeMark {
-			d.docs = nil // written now, not kept for the commit after the savepoint
+		if d.docs != nil {
+			d.docs.beforeMark = beforeMark // kept for the commit, before the savepoint
 		}
 		inserted, err := d.insertEntries(ctx, entries)
+		if d.docs != nil {
+			d.docs.beforeMark = false
+		}
 		if err != nil {
 			return h.fail(err)
 		}
@@ -327,23 +335,20 @@ func (h *heldWrites) commit(ctx context.Context, e executor) error {
 }
 
 // LockSessions reads and locks the sessions named and learns which of the
-// keys given are stored (see store.Tx). Where the engine keeps active
-// sessions in memory and one transaction writes at a time (SQLite), there
-// is nothing to lock and little to read: it does nothing.
+// keys given are stored (see store.Tx).
 func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys) error {
-	if t.rowCache != nil || t.d.SingleWriter {
-		return nil
-	}
 	var missing []string
 	for _, s := range sessions {
 		if _, ok := t.txRows.get(s.ID); !ok {
 			missing = append(missing, s.ID)
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) == 0:
+	case t.d.SessionIDsInSQL != "":
 		// In id order, as every group locks them, so two groups never each
 		// wait for a row the other holds.
-		rows, err := t.query(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = ANY($1::text[]) ORDER BY id`+t.d.ForUpdate, missing)
+		rows, err := t.query(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE `+t.d.SessionIDsInSQL+` ORDER BY id`+t.d.ForUpdate, missing)
 		if err != nil {
 			return t.interpretError(err, "locking sessions")
 		}
@@ -354,11 +359,17 @@ func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys
 		for i := range locked {
 			t.knownSession(&locked[i], true)
 		}
+	default: // one at a time: an engine whose statements are no round trips
+		for _, id := range missing {
+			if _, err := t.SessionGet(ctx, store.SessionGetParams{ID: id, ForUpdate: true}); err != nil && !errors.Is(err, logbook.ErrNotFound) {
+				return err
+			}
+		}
 	}
 	if t.held == nil {
 		return nil
 	}
-	var ids, keys []string
+	var pairs [][2]string
 	for _, s := range sessions {
 		if _, locked := t.txRows.get(s.ID); !locked || s.Keys == nil {
 			continue
@@ -367,18 +378,17 @@ func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys
 			t.held.storedKeys[s.ID] = map[string]bool{}
 		}
 		for _, k := range s.Keys {
-			ids, keys = append(ids, s.ID), append(keys, k)
+			pairs = append(pairs, [2]string{s.ID, k})
 		}
 	}
-	if len(keys) == 0 {
+	if len(pairs) == 0 {
 		return nil
 	}
-	// Each pair is looked up by itself in the (session_id, key) index: the
-	// LIMIT keeps the planner from joining the pairs with the entries any
-	// other way (scanning a session's entries, or every pair of the
-	// sessions and keys asked).
-	rows, err := t.readingOther().query(ctx, `SELECT k.session_id, k.key FROM unnest($1::text[], $2::text[]) AS k (session_id, key)
-		CROSS JOIN LATERAL (SELECT 1 FROM entries AS e WHERE e.session_id = k.session_id AND e.key = k.key LIMIT 1) AS stored`, ids, keys)
+	asked, err := json.Marshal(pairs)
+	if err != nil {
+		return fmt.Errorf("reading entry keys: %w", err)
+	}
+	rows, err := t.readingOther().query(ctx, t.d.StoredKeysSQL, string(asked))
 	if err != nil {
 		return t.interpretError(err, "reading entry keys")
 	}

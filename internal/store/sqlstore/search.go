@@ -253,6 +253,9 @@ func (e executor) indexEntries(ctx context.Context, entries []logbook.Entry, ids
 type txDocs struct {
 	docs  []pendingDoc
 	marks []int // len(docs) at each open savepoint
+	// beforeMark: documents added now belong before the latest savepoint
+	// (held entries written before it was sent; see heldWrites.write).
+	beforeMark bool
 }
 
 // pendingDoc is an entry's document and the entry it is for.
@@ -266,9 +269,17 @@ func (t *txDocs) add(docs []entryDoc, ids map[entryKey]int64) {
 	for k, id := range ids {
 		byID[id] = k
 	}
-	for _, d := range docs {
-		t.docs = append(t.docs, pendingDoc{byID[d.id], d})
+	add := make([]pendingDoc, len(docs))
+	for i, d := range docs {
+		add[i] = pendingDoc{byID[d.id], d}
 	}
+	if !t.beforeMark || len(t.marks) == 0 {
+		t.docs = append(t.docs, add...)
+		return
+	}
+	at := t.marks[len(t.marks)-1]
+	t.docs = slices.Insert(t.docs, at, add...)
+	t.marks[len(t.marks)-1] += len(add)
 }
 
 func (t *txDocs) savepoint() {

@@ -140,6 +140,15 @@ type Dialect struct {
 	// them or the transaction commits (see heldWrites): PostgreSQL, where
 	// each statement is a round trip planned and run on its own.
 	HoldWrites bool
+	// SessionIDsInSQL says that a session's id is one of the array $1:
+	// with it, Tx.LockSessions reads and locks a group's sessions in one
+	// statement; empty: one at a time (SQLite, where a statement is no
+	// round trip).
+	SessionIDsInSQL string
+	// StoredKeysSQL answers (session_id, key) for each pair of $1, a JSON
+	// array of [session id, entry key] pairs, that entries hold: looked up
+	// pair by pair through the (session_id, key) index.
+	StoredKeysSQL string
 	// IdentityPastSQL moves the numbering of an identity column (table in
 	// %[1]s, column in %[2]s) past the values a restore wrote into it
 	// (PostgreSQL's sequences); "" where the next number is always past
@@ -491,7 +500,7 @@ func fromNullMicros(n sql.NullInt64) *time.Time {
 }
 
 func (e executor) ProjectEnsure(ctx context.Context, name string, now time.Time) error {
-	_, err := e.exec(ctx, `INSERT INTO projects (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, micros(now))
+	_, err := e.writingOther().exec(ctx, `INSERT INTO projects (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, micros(now))
 	return e.interpretError(err, "ensuring project")
 }
 
