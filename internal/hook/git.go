@@ -36,14 +36,19 @@ func gitLookup(ctx context.Context, dir string) GitInfo {
 	return execGit(ctx, dir)
 }
 
-// execGit asks git about dir.
+// execGit asks git about dir, each call bounded by gitTimeout.
 func execGit(ctx context.Context, dir string) GitInfo {
+	return execGitWithin(ctx, dir, gitTimeout)
+}
+
+// execGitWithin asks git about dir, each call bounded by timeout.
+func execGitWithin(ctx context.Context, dir string, timeout time.Duration) GitInfo {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return GitInfo{}
 	}
 	run := func(args ...string) []string {
-		ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		out, err := exec.CommandContext(ctx, git, append([]string{"-C", dir}, args...)...).Output()
 		if err != nil {
