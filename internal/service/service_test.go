@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,6 +92,7 @@ func TestService(t *testing.T) {
 		t.Run("ConcurrentStartsMakeOneSession", func(t *testing.T) { t.Parallel(); testConcurrentStart(t, setup(t, e)) })
 		t.Run("ConcurrentBatchesNumberWithoutGaps", func(t *testing.T) { t.Parallel(); testConcurrentBatches(t, setup(t, e)) })
 		t.Run("KeysMakeRepeatsNoOps", func(t *testing.T) { t.Parallel(); testKeys(t, setup(t, e)) })
+		t.Run("ConcurrentRetriesStoreEachKeyOnce", func(t *testing.T) { t.Parallel(); testConcurrentRetries(t, setup(t, e)) })
 		t.Run("FailedBatchWritesNothing", func(t *testing.T) { t.Parallel(); testFailedBatch(t, setup(t, e)) })
 		t.Run("CountersAndTitle", func(t *testing.T) { t.Parallel(); testCounters(t, setup(t, e)) })
 		t.Run("End", func(t *testing.T) { t.Parallel(); testEnd(t, setup(t, e)) })
@@ -210,6 +212,61 @@ func testConcurrentBatches(t *testing.T, b *bundle) {
 	}
 	if v.Session.EntryCount != batches*per {
 		t.Errorf("entry_count = %d, want %d", v.Session.EntryCount, batches*per)
+	}
+}
+
+// testConcurrentRetries sends batches of keyed entries to two sessions
+// from many callers at once, each batch overlapping others' (as a hook
+// retrying after a timeout does), so that groups sharing a transaction
+// hold the same keys, new and stored, in one request or several: each key
+// is stored once, numbering has no gap, and the entries answered as
+// recorded are the entries stored.
+func testConcurrentRetries(t *testing.T, b *bundle) {
+	sessions := []logbook.Session{
+		b.start(t, b.alice, service.StartParams{Harness: "h", HarnessSessionID: "r1"}),
+		b.start(t, b.alice, service.StartParams{Harness: "h", HarnessSessionID: "r2"}),
+	}
+	const callers, keys = 40, 30
+	var recorded [2]atomic.Int64
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			which := i % 2
+			// Keys i/2 .. i/2+2, and a batch of one every fourth caller.
+			var entries []logbook.Entry
+			for j := range 3 - 2*(i%4/3) {
+				k := (i/2 + j) % keys
+				entries = append(entries, logbook.Entry{Kind: logbook.KindNote, Text: fmt.Sprint(k), Key: fmt.Sprint("k", k)})
+			}
+			res, err := b.svc.AppendEntries(b.ctx, b.alice, sessions[which].ID, service.Batch{Entries: entries})
+			if err != nil {
+				t.Errorf("caller %d: %v", i, err)
+				return
+			}
+			recorded[which].Add(int64(res.Recorded))
+		}()
+	}
+	wg.Wait()
+	for which, s := range sessions {
+		v := b.get(t, s.ID)
+		seen := map[string]bool{}
+		for i, e := range v.Entries {
+			if e.Seq != int64(i+1) {
+				t.Fatalf("session %d: entry %d has seq %d: numbering has a gap or a repeat", which, i, e.Seq)
+			}
+			if seen[e.Key] {
+				t.Errorf("session %d: key %s stored twice", which, e.Key)
+			}
+			seen[e.Key] = true
+		}
+		if got := recorded[which].Load(); got != int64(len(v.Entries)) {
+			t.Errorf("session %d: answers said %d entries recorded, %d are stored", which, got, len(v.Entries))
+		}
+		if v.Session.EntryCount != int64(len(v.Entries)) {
+			t.Errorf("session %d: entry_count = %d, %d entries stored", which, v.Session.EntryCount, len(v.Entries))
+		}
 	}
 }
 
