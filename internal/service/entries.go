@@ -27,14 +27,18 @@ func (s *Service) AppendEntries(ctx context.Context, c Caller, id string, b Batc
 	}
 	var result AppendResult
 	var cost int64
-	// The batch's keys go with the session's lock: where a group's entries
-	// are written together at its end, the store learns then which of them
-	// are stored already (see store.Tx.LockSessions).
+	// The batch's keys and touches go with the session's lock: where a
+	// group's entries and touches are written together at its end, the
+	// store learns then which of them are stored already (see
+	// store.Tx.LockSessions).
 	lock := store.SessionKeys{ID: id, Keys: []string{}}
 	for _, e := range b.Entries {
 		if e.Key != "" {
 			lock.Keys = append(lock.Keys, e.Key)
 		}
+	}
+	if len(touched) > 0 {
+		lock.Touches = touched
 	}
 	_, err = s.writeSession(ctx, c, lock, s.inSessionTx, func(tx *work, sess *logbook.Session, now time.Time) error {
 		var err error

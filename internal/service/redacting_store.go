@@ -95,7 +95,8 @@ func (t *redactingTx) RollbackToSavepoint(ctx context.Context) error {
 }
 func (t *redactingTx) ReleaseSavepoint(ctx context.Context) error { return t.tx.ReleaseSavepoint(ctx) }
 
-// LockSessions looks the keys up as EntryInsert will store them: redacted.
+// LockSessions looks the keys and touches up as EntryInsert and
+// TouchUpsert will store them: redacted.
 func (t *redactingTx) LockSessions(ctx context.Context, sessions []store.SessionKeys) error {
 	stored := make([]store.SessionKeys, len(sessions))
 	for i, s := range sessions {
@@ -106,6 +107,13 @@ func (t *redactingTx) LockSessions(ctx context.Context, sessions []store.Session
 				return err
 			}
 			stored[i].Keys = keys
+		}
+		if s.Touches != nil {
+			touches := slices.Clone(s.Touches)
+			if err := t.c.clean(ctx, &touches); err != nil {
+				return err
+			}
+			stored[i].Touches = touches
 		}
 	}
 	return t.tx.LockSessions(ctx, stored)

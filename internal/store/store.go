@@ -153,11 +153,13 @@ type Tx interface {
 	LockSessions(ctx context.Context, sessions []SessionKeys) error
 }
 
-// SessionKeys names a session a transaction is about to write, and the
-// keys of the entries it may insert (nil: unknown; see Tx.LockSessions).
+// SessionKeys names a session a transaction is about to write, the keys
+// of the entries it may insert and what it may record as touched (nil:
+// unknown; see Tx.LockSessions).
 type SessionKeys struct {
-	ID   string
-	Keys []string
+	ID      string
+	Keys    []string
+	Touches []logbook.Touch
 }
 
 // Executor holds the queries, usable on a Store or inside a Tx.

@@ -143,6 +143,9 @@ func (e executor) TouchUpsert(ctx context.Context, sessionID, project string, to
 	if e.tx == nil { // the busiest files' rollup changes with the touches, in one transaction
 		return e.root.inTx(ctx, func(e executor) error { return e.TouchUpsert(ctx, sessionID, project, touches) })
 	}
+	if e.held != nil && e.held.holdTouches(sessionID, project, touches, e.stats) {
+		return nil // counted with the group's other touches (see heldWrites)
+	}
 	for _, t := range touches {
 		// first_at is the row's: the new touch's, or the one it repeats.
 		var first int64
@@ -151,6 +154,9 @@ func (e executor) TouchUpsert(ctx context.Context, sessionID, project string, to
 			sessionID, project, t.Kind, t.Value, micros(t.FirstAt)).Scan(&first)
 		if err != nil {
 			return e.interpretError(err, "recording touches")
+		}
+		if e.held != nil {
+			e.held.touchFirst(touchRef{sessionID, t.Kind, t.Value}, first)
 		}
 		if t.Kind == logbook.TouchFile {
 			e.stats.touched(sessionID, project, t.Value, first, 1)

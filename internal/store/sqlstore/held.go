@@ -14,12 +14,13 @@ import (
 
 // heldWrites holds back, inside a transaction on an engine that writes a
 // group's rows set-based (Dialect.HoldWrites: PostgreSQL), the entries it
-// inserts and the session rows it writes until a statement needs them or
-// it commits. A group of requests sharing a transaction (the service's
-// group commit) then writes its entries in one INSERT and each session's
-// row once, with what every request changed of it, instead of an INSERT
-// and an UPDATE a request, each a round trip that PostgreSQL plans,
-// executes and logs on its own (BENCHMARKS.md, "Thirteenth pass"). The
+// inserts, the session rows it writes and the touches it counts until a
+// statement needs them or it commits. A group of requests sharing a
+// transaction (the service's group commit) then writes its entries in one
+// INSERT, its touches in another and each session's row once, with what
+// every request changed of it, instead of statements of each request, each
+// a round trip that PostgreSQL plans, executes and logs on its own
+// (BENCHMARKS.md, "Thirteenth pass"). The
 // rows are written one UPDATE each: one UPDATE of them all, from arrays,
 // cost PostgreSQL more than the single ones it replaced. SQLite does not
 // hold writes back: tried, its one writer made a fifth fewer entries a
@@ -32,7 +33,9 @@ import (
 //   - An entry is held back only where the transaction has locked its
 //     session's row and learnt which of the batch's keys the session has
 //     stored (LockSessions), so EntryInsert answers how many entries are
-//     new without a statement, as ON CONFLICT DO NOTHING will.
+//     new without a statement, as ON CONFLICT DO NOTHING will; a touch
+//     only where it learnt when the touch was first made, if it was, so
+//     the busiest files' rollup counts it on the day its row says.
 //   - Any statement that may read or write entries or sessions writes
 //     what is held back first (the default; see stmtAccess), so every
 //     statement sees every earlier write of its transaction.
@@ -52,7 +55,15 @@ type heldWrites struct {
 	// holds back, in the order of addedLog (for savepoints to take back).
 	added    map[entryKeyRef]bool
 	addedLog []entryKeyRef
-	marks    []heldMark
+	// touchesAsked holds the touches LockSessions was given, storedTouches
+	// when each of those the database had was first made; only these
+	// are held back. addedTouches holds the same of the touches the
+	// transaction added, in the order of touchLog.
+	touchesAsked  map[touchRef]bool
+	storedTouches map[touchRef]int64
+	addedTouches  map[touchRef]int64
+	touchLog      []touchRef
+	marks         []heldMark
 	// err is the first failure to write what was held back, where the
 	// statement that needed it could not return it (queryRow); the
 	// transaction then fails at the latest when it commits.
@@ -61,17 +72,28 @@ type heldWrites struct {
 
 type entryKeyRef struct{ session, key string }
 
-// heldOp is an entry to insert, or a session row to write.
+type touchRef struct{ session, kind, value string }
+
+// heldOp is an entry to insert, a session row to write, or a touch to
+// count.
 type heldOp struct {
 	entry   *logbook.Entry
 	session *logbook.Session
 	before  *logbook.Session // the session's row before
+	touch   *heldTouch
+}
+
+// heldTouch is a touch to count, and when its row says it was first made.
+type heldTouch struct {
+	ref     touchRef
+	project string
+	first   int64
 }
 
 // heldMark is a savepoint: where it was taken, and whether it was sent.
 type heldMark struct {
-	ops, keys int // len of the ops (from the start) and of addedLog then
-	state     markState
+	ops, keys, touches int // len of the ops (from the start), of addedLog and of touchLog then
+	state              markState
 }
 
 type markState uint8
@@ -104,7 +126,8 @@ func (e executor) readingOther() executor { e.access = readsOther; return e }
 func (e executor) writingOther() executor { e.access = writesOther; return e }
 
 func newHeldWrites() *heldWrites {
-	return &heldWrites{storedKeys: map[string]map[string]bool{}, added: map[entryKeyRef]bool{}}
+	return &heldWrites{storedKeys: map[string]map[string]bool{}, added: map[entryKeyRef]bool{},
+		touchesAsked: map[touchRef]bool{}, storedTouches: map[touchRef]int64{}, addedTouches: map[touchRef]int64{}}
 }
 
 // before readies the transaction for a statement of e's access.
@@ -162,6 +185,8 @@ func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bo
 	var entries []logbook.Entry
 	rows, befores := map[string]*logbook.Session{}, map[string]*logbook.Session{}
 	var order []string
+	touches := map[touchRef]*touchCount{}
+	var touched []touchRef
 	for _, op := range ops {
 		switch {
 		case op.entry != nil:
@@ -172,6 +197,14 @@ func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bo
 				befores[op.session.ID] = op.before
 			}
 			rows[op.session.ID] = op.session
+		case op.touch != nil:
+			c, ok := touches[op.touch.ref]
+			if !ok {
+				c = &touchCount{project: op.touch.project, first: op.touch.first}
+				touches[op.touch.ref] = c
+				touched = append(touched, op.touch.ref)
+			}
+			c.count++
 		}
 	}
 	if len(entries) > 0 {
@@ -193,6 +226,35 @@ func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bo
 	for _, id := range order {
 		if err := d.updateSessionColumns(ctx, rows[id], befores[id]); err != nil {
 			return h.fail(err)
+		}
+	}
+	if err := d.addTouches(ctx, touches, touched); err != nil {
+		return h.fail(err)
+	}
+	return nil
+}
+
+// touchCount is what a flush adds to a touch's row.
+type touchCount struct {
+	project      string
+	first, count int64
+}
+
+// addTouches adds the touches held back to their rows, a multi-row
+// INSERT a chunk: a touch repeated in the group once, with its count.
+func (e executor) addTouches(ctx context.Context, touches map[touchRef]*touchCount, order []touchRef) error {
+	const columns = 6
+	for start := 0; start < len(order); start += e.d.InsertRows {
+		part := order[start:min(start+e.d.InsertRows, len(order))]
+		args := make([]any, 0, len(part)*columns)
+		for _, ref := range part {
+			c := touches[ref]
+			args = append(args, ref.session, c.project, ref.kind, ref.value, c.first, c.count)
+		}
+		_, err := e.exec(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES `+placeholders(len(part), columns)+
+			` ON CONFLICT (session_id, kind, value) DO UPDATE SET count = touches.count + excluded.count`, args...)
+		if err != nil {
+			return e.interpretError(err, "recording touches")
 		}
 	}
 	return nil
@@ -257,6 +319,44 @@ func (h *heldWrites) forgetKeys(session string) {
 	delete(h.storedKeys, session)
 }
 
+// holdTouches holds back counting touches of session if it may (see
+// heldWrites), noting each file's touch in stats as TouchUpsert does; ok
+// is false where they must be counted now.
+func (h *heldWrites) holdTouches(session, project string, touches []logbook.Touch, stats *txStats) (ok bool) {
+	if !storableTexts(project) {
+		return false
+	}
+	for _, t := range touches {
+		ref := touchRef{session, t.Kind, t.Value}
+		if _, added := h.addedTouches[ref]; !(h.touchesAsked[ref] || added) || !storableTexts(t.Kind, t.Value) {
+			return false
+		}
+	}
+	for _, t := range touches {
+		ref := touchRef{session, t.Kind, t.Value}
+		first := h.touchFirst(ref, micros(t.FirstAt))
+		if t.Kind == logbook.TouchFile {
+			stats.touched(session, project, t.Value, first, 1)
+		}
+		h.ops = append(h.ops, heldOp{touch: &heldTouch{ref, project, first}})
+	}
+	return true
+}
+
+// touchFirst says when the touch ref was first made: as stored, as the
+// transaction first made it, or else at (and notes it).
+func (h *heldWrites) touchFirst(ref touchRef, at int64) int64 {
+	if first, ok := h.storedTouches[ref]; ok {
+		return first
+	}
+	if first, ok := h.addedTouches[ref]; ok {
+		return first
+	}
+	h.addedTouches[ref] = at
+	h.touchLog = append(h.touchLog, ref)
+	return at
+}
+
 // holdSession holds back writing s's row, which was before.
 func (h *heldWrites) holdSession(before, s *logbook.Session) {
 	h.ops = append(h.ops, heldOp{session: s, before: before})
@@ -273,6 +373,12 @@ func storableEntry(en *logbook.Entry) bool {
 	if en.Usage != nil {
 		texts = append(texts, en.Usage.Model)
 	}
+	return storableTexts(texts...)
+}
+
+// storableTexts reports whether every one of texts is valid UTF-8 without
+// NUL bytes (see storableEntry).
+func storableTexts(texts ...string) bool {
 	for _, s := range texts {
 		if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
 			return false
@@ -284,7 +390,7 @@ func storableEntry(en *logbook.Entry) bool {
 // savepoint, rollbackToSavepoint and releaseSavepoint are the transaction's
 // savepoints where writes are held back: see txStore.Savepoint.
 func (h *heldWrites) savepoint() {
-	h.marks = append(h.marks, heldMark{ops: h.base + len(h.ops), keys: len(h.addedLog)})
+	h.marks = append(h.marks, heldMark{ops: h.base + len(h.ops), keys: len(h.addedLog), touches: len(h.touchLog)})
 }
 
 // rollbackToSavepoint takes back what was held back since the latest
@@ -308,6 +414,10 @@ func (h *heldWrites) rollbackToSavepoint() (sent bool, err error) {
 		delete(h.added, ref)
 	}
 	h.addedLog = h.addedLog[:last.keys]
+	for _, ref := range h.touchLog[last.touches:] {
+		delete(h.addedTouches, ref)
+	}
+	h.touchLog = h.touchLog[:last.touches]
 	if last.state == markSent {
 		h.err = nil // a failed statement after it is rolled back with it
 	}
@@ -369,6 +479,9 @@ func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys
 	if t.held == nil {
 		return nil
 	}
+	if err := t.lockTouches(ctx, sessions); err != nil {
+		return err
+	}
 	var pairs [][2]string
 	for _, s := range sessions {
 		if _, locked := t.txRows.get(s.ID); !locked || s.Keys == nil {
@@ -401,4 +514,43 @@ func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys
 		t.held.storedKeys[id][key] = true
 	}
 	return t.interpretError(rows.Err(), "reading entry keys")
+}
+
+// lockTouches learns, for the sessions locked whose touches are given,
+// when each of those the database holds was first made (see heldWrites).
+func (t *txStore) lockTouches(ctx context.Context, sessions []store.SessionKeys) error {
+	if t.d.StoredTouchesSQL == "" {
+		return nil
+	}
+	var asked [][3]string
+	for _, s := range sessions {
+		if _, locked := t.txRows.get(s.ID); !locked || s.Touches == nil {
+			continue
+		}
+		for _, touch := range s.Touches {
+			t.held.touchesAsked[touchRef{s.ID, touch.Kind, touch.Value}] = true
+			asked = append(asked, [3]string{s.ID, touch.Kind, touch.Value})
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(asked)
+	if err != nil {
+		return fmt.Errorf("reading touches: %w", err)
+	}
+	rows, err := t.readingOther().query(ctx, t.d.StoredTouchesSQL, string(raw))
+	if err != nil {
+		return t.interpretError(err, "reading touches")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ref touchRef
+		var first int64
+		if err := rows.Scan(&ref.session, &ref.kind, &ref.value, &first); err != nil {
+			return t.interpretError(err, "reading touches")
+		}
+		t.held.storedTouches[ref] = first
+	}
+	return t.interpretError(rows.Err(), "reading touches")
 }

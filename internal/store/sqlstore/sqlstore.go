@@ -149,6 +149,10 @@ type Dialect struct {
 	// array of [session id, entry key] pairs, that entries hold: looked up
 	// pair by pair through the (session_id, key) index.
 	StoredKeysSQL string
+	// StoredTouchesSQL answers (session_id, kind, value, first_at) for each
+	// triple of $1, a JSON array of [session id, kind, value], that
+	// touches hold. Empty: touches are not held back.
+	StoredTouchesSQL string
 	// IdentityPastSQL moves the numbering of an identity column (table in
 	// %[1]s, column in %[2]s) past the values a restore wrote into it
 	// (PostgreSQL's sequences); "" where the next number is always past

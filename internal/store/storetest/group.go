@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/store"
@@ -23,12 +24,19 @@ func testGroup(t *testing.T, newStore func(testing.TB) store.Store) {
 	before := a
 	a.EntryCount = 1
 	must(t, st.SessionUpdate(ctx, &a, &before))
+	// a touched kept.go the day before.
+	file := func(value string, at time.Time) logbook.Touch {
+		return logbook.Touch{Kind: logbook.TouchFile, Value: value, FirstAt: at}
+	}
+	dayBefore := base.Add(-24 * time.Hour)
+	must(t, st.TouchUpsert(ctx, a.ID, a.Project, []logbook.Touch{file("kept.go", dayBefore)}))
 
 	tx, err := st.Begin(ctx)
 	must(t, err)
 	defer tx.Rollback()
 	must(t, tx.LockSessions(ctx, []store.SessionKeys{
-		{ID: a.ID, Keys: []string{"k1", "k2", "k3"}}, {ID: b.ID, Keys: []string{}}, {ID: c.ID, Keys: []string{"c1", "c2"}},
+		{ID: a.ID, Keys: []string{"k1", "k2", "k3"}, Touches: []logbook.Touch{file("kept.go", base), file("new.go", base)}},
+		{ID: b.ID, Keys: []string{}}, {ID: c.ID, Keys: []string{"c1", "c2"}},
 		{ID: "no-such-session", Keys: []string{"x"}},
 	}))
 	locked, err := tx.SessionGet(ctx, store.SessionGetParams{ID: a.ID, ForUpdate: true})
@@ -47,6 +55,7 @@ func testGroup(t *testing.T, newStore func(testing.TB) store.Store) {
 	n, err = tx.EntryInsert(ctx, []logbook.Entry{msg(a.ID, 2, "k2", "new"), msg(a.ID, 3, "", "no key")})
 	must(t, err)
 	equal(t, "entries new", n, 2)
+	must(t, tx.TouchUpsert(ctx, a.ID, a.Project, []logbook.Touch{file("new.go", base), file("kept.go", base)}))
 	a.EntryCount, a.Goal, a.Prompt = 3, "request 1", "request 1"
 	was := locked
 	must(t, tx.SessionUpdate(ctx, &a, &was))
@@ -67,12 +76,14 @@ func testGroup(t *testing.T, newStore func(testing.TB) store.Store) {
 	aBefore := a
 	a.Unannounced = 7
 	must(t, tx.SessionUpdate(ctx, &a, &aBefore))
+	must(t, tx.TouchUpsert(ctx, a.ID, a.Project, []logbook.Touch{file("new.go", base.Add(time.Hour))}))
 	must(t, tx.ReleaseSavepoint(ctx))
 
 	// request 3 writes a again, then fails: rolled back, nothing of it
 	// stays, not its key either.
 	must(t, tx.Savepoint(ctx))
 	insertAll(t, tx, []logbook.Entry{msg(a.ID, 4, "k3", "rolled back")})
+	must(t, tx.TouchUpsert(ctx, a.ID, a.Project, []logbook.Touch{file("new.go", base)}))
 	aWas := a
 	a.EntryCount, a.Goal = 4, "request 3, rolled back"
 	must(t, tx.SessionUpdate(ctx, &a, &aWas))
@@ -148,9 +159,22 @@ func testGroup(t *testing.T, newStore func(testing.TB) store.Store) {
 		equal(t, "unannounced stored of "+want.ID, row.Unannounced, want.Unannounced)
 		equal(t, "prompt stored of "+want.ID, row.Prompt, want.Prompt)
 	}
+	// Touches: counted once a request kept, first made as the database or
+	// the transaction first made them; the busiest files' rollup agrees.
 	touches, err := st.TouchList(ctx, a.ID)
 	must(t, err)
-	equal(t, "touches of a request rolled back", len(touches), 0)
+	list := ""
+	for _, touch := range touches {
+		list += fmt.Sprintf("%s x%d %s|", touch.Value, touch.Count, touch.FirstAt.Format(time.DateOnly))
+	}
+	equal(t, "a's touches", list, "kept.go x2 "+dayBefore.Format(time.DateOnly)+"|new.go x2 "+base.Format(time.DateOnly)+"|")
+	top, err := st.TouchTop(ctx, "p", base, 10)
+	must(t, err)
+	list = ""
+	for _, touch := range top {
+		list += fmt.Sprintf("%s x%d|", touch.Value, touch.Count)
+	}
+	equal(t, "files first touched from base's day on, most touched first", list, "new.go x2|")
 	res, err := st.Search(ctx, store.SearchParams{Project: "p", Query: "kept", Candidates: 10, Limit: 10})
 	must(t, err)
 	equal(t, "search hits for an entry written by a group", len(res.Hits), 1)
