@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -479,10 +480,16 @@ func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys
 	if t.held == nil {
 		return nil
 	}
-	if err := t.lockTouches(ctx, sessions); err != nil {
+	if err := t.lockKeys(ctx, sessions); err != nil {
 		return err
 	}
-	var pairs [][2]string
+	return t.lockTouches(ctx, sessions)
+}
+
+// lockKeys learns, for the sessions locked whose keys are given, which of
+// those keys the database holds (see heldWrites).
+func (t *txStore) lockKeys(ctx context.Context, sessions []store.SessionKeys) error {
+	var asked [][2]string
 	for _, s := range sessions {
 		if _, locked := t.txRows.get(s.ID); !locked || s.Keys == nil {
 			continue
@@ -491,29 +498,17 @@ func (t *txStore) LockSessions(ctx context.Context, sessions []store.SessionKeys
 			t.held.storedKeys[s.ID] = map[string]bool{}
 		}
 		for _, k := range s.Keys {
-			pairs = append(pairs, [2]string{s.ID, k})
+			asked = append(asked, [2]string{s.ID, k})
 		}
 	}
-	if len(pairs) == 0 {
-		return nil
-	}
-	asked, err := json.Marshal(pairs)
-	if err != nil {
-		return fmt.Errorf("reading entry keys: %w", err)
-	}
-	rows, err := t.readingOther().query(ctx, t.d.StoredKeysSQL, string(asked))
-	if err != nil {
-		return t.interpretError(err, "reading entry keys")
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return t.lookUp(ctx, "reading entry keys", t.d.StoredKeysSQL, len(asked), asked, func(rows *sql.Rows) error {
 		var id, key string
 		if err := rows.Scan(&id, &key); err != nil {
-			return t.interpretError(err, "reading entry keys")
+			return err
 		}
 		t.held.storedKeys[id][key] = true
-	}
-	return t.interpretError(rows.Err(), "reading entry keys")
+		return nil
+	})
 }
 
 // lockTouches learns, for the sessions locked whose touches are given,
@@ -532,25 +527,36 @@ func (t *txStore) lockTouches(ctx context.Context, sessions []store.SessionKeys)
 			asked = append(asked, [3]string{s.ID, touch.Kind, touch.Value})
 		}
 	}
-	if len(asked) == 0 {
+	return t.lookUp(ctx, "reading touches", t.d.StoredTouchesSQL, len(asked), asked, func(rows *sql.Rows) error {
+		var ref touchRef
+		var first int64
+		if err := rows.Scan(&ref.session, &ref.kind, &ref.value, &first); err != nil {
+			return err
+		}
+		t.held.storedTouches[ref] = first
+		return nil
+	})
+}
+
+// lookUp runs query with asked, n rows of values, as its one JSON
+// parameter, and hands each row of the answer to each.
+func (t *txStore) lookUp(ctx context.Context, doing, query string, n int, asked any, each func(*sql.Rows) error) error {
+	if n == 0 {
 		return nil
 	}
 	raw, err := json.Marshal(asked)
 	if err != nil {
-		return fmt.Errorf("reading touches: %w", err)
+		return fmt.Errorf("%s: %w", doing, err)
 	}
-	rows, err := t.readingOther().query(ctx, t.d.StoredTouchesSQL, string(raw))
+	rows, err := t.readingOther().query(ctx, query, string(raw))
 	if err != nil {
-		return t.interpretError(err, "reading touches")
+		return t.interpretError(err, doing)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var ref touchRef
-		var first int64
-		if err := rows.Scan(&ref.session, &ref.kind, &ref.value, &first); err != nil {
-			return t.interpretError(err, "reading touches")
+		if err := each(rows); err != nil {
+			return t.interpretError(err, doing)
 		}
-		t.held.storedTouches[ref] = first
 	}
-	return t.interpretError(rows.Err(), "reading touches")
+	return t.interpretError(rows.Err(), doing)
 }
