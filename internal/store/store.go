@@ -143,13 +143,16 @@ type Tx interface {
 	ReleaseSavepoint(ctx context.Context) error
 
 	// LockSessions reads and locks the rows of the sessions named that
-	// exist, in one statement and in id order, so that the transaction's
-	// later SessionGet of any of them needs no statement of its own: a
-	// group of requests sharing a transaction locks its sessions at once.
-	// Where a session's Keys are given (even none), it also learns which
-	// of those entry keys the session has stored: an engine that writes a
-	// group's entries set-based at the end (PostgreSQL) then knows, without
-	// a statement, how many of an EntryInsert's entries are new.
+	// exist (on PostgreSQL in one statement, in id order; on SQLite, whose
+	// one writer locks everything, it reads those not in memory), so that
+	// the transaction's later SessionGet of any of them needs no statement
+	// of its own: a group of requests sharing a transaction locks its
+	// sessions at once. Where a session's Keys or Touches are given (even
+	// none), an engine that writes a group's entries and touches
+	// set-based at the end (PostgreSQL) also learns which of those keys
+	// the session has stored and when those touches were first made, so
+	// it knows without a statement how many of an EntryInsert's entries
+	// are new and on which day a touch counts.
 	LockSessions(ctx context.Context, sessions []SessionKeys) error
 }
 
