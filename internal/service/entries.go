@@ -296,12 +296,18 @@ func (s *Service) announcePending(ctx context.Context) error {
 	}
 	// Row locks: a session a transaction, so that none holds one session
 	// while waiting for another (ending a tree locks the parent, then its
-	// children), a few at a time.
+	// children). Each joins the next group of its session's committer, as
+	// an append does (inSessionTx): the group locks its sessions in one
+	// statement and writes their rows and events once, where a
+	// transaction of its own cost five round trips a session.
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
+	g.SetLimit(4) // a transaction each, on the pool's connections
+	if s.sessionCommitters.Load() != nil {
+		g.SetLimit(sessionGroupMax) // a group's worth at once
+	}
 	for _, id := range ids {
 		g.Go(func() error {
-			return s.inTx(ctx, func(tx *work) error { return announceOne(tx, id) })
+			return s.inSessionTx(ctx, store.SessionKeys{ID: id}, func(tx *work) error { return announceOne(tx, id) })
 		})
 	}
 	return g.Wait()

@@ -11,8 +11,11 @@ import (
 
 // notifier wakes the followers of other replicas (PostgreSQL NOTIFY) for
 // the projects whose events were committed, after the commit and
-// coalesced: while one round of notifications is out, the projects of
-// later commits wait for the next round, one notification each.
+// coalesced: while one round of notifications is out, and for
+// notifySpacing after it, the projects of later commits wait for the next
+// round, one notification each. Under load that is one notification a
+// project every notifySpacing, where a round after every commit was one
+// transaction of its own for every few commits.
 //
 // Why not inside the transaction that inserts the events: PostgreSQL makes
 // every transaction that notifies wait at commit for the others, each
@@ -67,8 +70,13 @@ func (n *notifier) send() {
 		for project := range round {
 			n.sendOne(project)
 		}
+		time.Sleep(notifySpacing)
 	}
 }
+
+// notifySpacing is the least time between two rounds: how much later at
+// most a follower on another replica learns of an event than one on this.
+const notifySpacing = 20 * time.Millisecond
 
 // sendOne sends one notification, giving up after notifyTimeout so that a
 // stuck server cannot hold Close.
