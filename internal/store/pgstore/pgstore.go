@@ -79,6 +79,7 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		StatsShardSQL: `pg_backend_pid() % 16`,
 		ModifyingCTEs: true,
 		HoldWrites:    true,
+		Pipeline:      pipeline,
 		// Each pair through the (session_id, key) index: the LIMIT keeps
 		// the planner from joining the pairs with the entries any other
 		// way (scanning a session's entries).
@@ -200,4 +201,30 @@ func isLockTimeout(err error) bool {
 func isUniqueViolation(err error) bool {
 	var e *pgconn.PgError
 	return errors.As(err, &e) && e.Code == "23505"
+}
+
+// pipeline runs statements that answer no rows in one round trip on a
+// transaction's connection (sqlstore.Dialect.Pipeline): pgx sends them
+// all, then one Sync, and PostgreSQL answers them together. It answers
+// how many rows each changed, up to the first that failed.
+func pipeline(ctx context.Context, driverConn any, queries []string, args [][]any) ([]int64, error) {
+	conn, ok := driverConn.(*stdlib.Conn)
+	if !ok {
+		return nil, fmt.Errorf("pipelining statements: the connection is a %T, not pgx's", driverConn)
+	}
+	batch := &pgx.Batch{}
+	for i, q := range queries {
+		batch.Queue(q, args[i]...)
+	}
+	results := conn.Conn().SendBatch(ctx, batch)
+	changed := make([]int64, 0, len(queries))
+	for range queries {
+		tag, err := results.Exec()
+		if err != nil {
+			results.Close()
+			return changed, err
+		}
+		changed = append(changed, tag.RowsAffected())
+	}
+	return changed, results.Close()
 }

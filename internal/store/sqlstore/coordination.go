@@ -244,17 +244,16 @@ func collectTouches(e executor, rows *sql.Rows) ([]logbook.Touch, error) {
 
 func (e executor) LinkSet(ctx context.Context, sessionID, project string, attached, named []logbook.Link) error {
 	e = e.writingOther()
-	if _, err := e.exec(ctx, `DELETE FROM links WHERE session_id = $1 AND via = 'attached'`, sessionID); err != nil {
-		return e.interpretError(err, "replacing links")
-	}
+	err := e.writeLater(ctx, piped{statement: statement{`DELETE FROM links WHERE session_id = $1 AND via = 'attached'`, []any{sessionID}},
+		doing: "replacing links"})
 	for _, l := range append(attached, named...) {
-		_, err := e.exec(ctx, `INSERT INTO links (session_id, project, kind, ref, via) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (session_id, kind, ref, via) DO NOTHING`, sessionID, project, l.Kind, l.Ref, l.Via)
 		if err != nil {
-			return e.interpretError(err, "storing links")
+			return err
 		}
+		err = e.writeLater(ctx, piped{statement: statement{`INSERT INTO links (session_id, project, kind, ref, via) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (session_id, kind, ref, via) DO NOTHING`, []any{sessionID, project, l.Kind, l.Ref, l.Via}}, doing: "storing links"})
 	}
-	return nil
+	return err
 }
 
 func (e executor) LinkList(ctx context.Context, sessionID string) ([]logbook.Link, error) {
@@ -309,8 +308,8 @@ func (e executor) EventInsert(ctx context.Context, events []*logbook.Event) erro
 			projects[ev.Project] = true
 		}
 		query := `INSERT INTO events (project, type, session_id, at, data, seq) VALUES ` + placeholders(len(part), columns)
-		if _, err := e.exec(ctx, query, args...); err != nil {
-			return e.interpretError(err, "storing events")
+		if err := e.writeLater(ctx, piped{statement: statement{query, args}, doing: "storing events"}); err != nil {
+			return err
 		}
 	}
 	switch {

@@ -65,6 +65,11 @@ type heldWrites struct {
 	addedTouches  map[touchRef]int64
 	touchLog      []touchRef
 	marks         []heldMark
+	// waiting holds the statements that answer no rows and wait to go
+	// with the next round trip (see writeLater): the group's session rows
+	// and touches, and, in a transaction with no savepoint, its events,
+	// search documents, links and rollups.
+	waiting []piped
 	// err is the first failure to write what was held back, where the
 	// statement that needed it could not return it (queryRow); the
 	// transaction then fails at the latest when it commits.
@@ -138,14 +143,45 @@ func (h *heldWrites) before(ctx context.Context, e executor) error {
 	}
 	switch e.access {
 	case readsOther:
-		return nil
+		return h.flush(ctx, e)
 	case writesOther:
-		return h.sendSavepoint(ctx, e)
+		if err := h.sendSavepoint(ctx, e); err != nil {
+			return err
+		}
+		return h.flush(ctx, e)
 	}
 	if err := h.sendSavepoint(ctx, e); err != nil {
 		return err
 	}
 	return h.write(ctx, e, len(h.ops), false)
+}
+
+// writeLater runs st, a statement that answers no rows and that no input
+// of a caller can make fail (an event, a search document, a link, a
+// rollup), with the transaction's next round trip where it may: in a
+// transaction that holds writes back and has no savepoint (a start, a
+// claim, an end; a group's own statements at its commit), it waits for
+// the next statement, or the commit, and goes before it in one pipeline
+// (execPiped). Its failure then fails the transaction.
+func (e executor) writeLater(ctx context.Context, st piped) error {
+	if h := e.held; h != nil && h.err == nil && len(h.marks) == 0 {
+		h.waiting = append(h.waiting, st)
+		return nil
+	}
+	return e.execPiped(ctx, []piped{st})
+}
+
+// flush runs the statements waiting (see writeLater), in one round trip.
+func (h *heldWrites) flush(ctx context.Context, e executor) error {
+	if len(h.waiting) == 0 {
+		return nil
+	}
+	waiting := h.waiting
+	h.waiting = nil
+	if err := e.direct().execPiped(ctx, waiting); err != nil {
+		return h.fail(err)
+	}
+	return nil
 }
 
 // sendSavepoint sends the latest savepoint if it is held back, after
@@ -172,11 +208,22 @@ func (h *heldWrites) sendSavepoint(ctx context.Context, e executor) error {
 	return nil
 }
 
-// write writes the first n ops held back: the entries in multi-row
-// INSERTs, each session's row once. beforeMark says they come before the
-// latest savepoint: their search documents, kept for the commit, are kept
-// before it too, so rolling back to it does not take them.
+// write writes the first n ops held back (see stage) and the statements
+// waiting, in one round trip after the entries'.
 func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bool) error {
+	if err := h.stage(ctx, e, n, beforeMark); err != nil {
+		return err
+	}
+	return h.flush(ctx, e)
+}
+
+// stage writes the entries of the first n ops held back in multi-row
+// INSERTs, and queues each of their session's rows once, and their
+// touches, to be written with the statements waiting (flush). beforeMark
+// says they come before the latest savepoint: their search documents,
+// kept for the commit, are kept before it too, so rolling back to it does
+// not take them.
+func (h *heldWrites) stage(ctx context.Context, e executor, n int, beforeMark bool) error {
 	if n <= 0 {
 		return nil
 	}
@@ -225,13 +272,11 @@ func (h *heldWrites) write(ctx context.Context, e executor, n int, beforeMark bo
 		}
 	}
 	for _, id := range order {
-		if err := d.updateSessionColumns(ctx, rows[id], befores[id]); err != nil {
-			return h.fail(err)
+		if update, ok := sessionUpdate(rows[id], befores[id]); ok {
+			h.waiting = append(h.waiting, update)
 		}
 	}
-	if err := d.addTouches(ctx, touches, touched); err != nil {
-		return h.fail(err)
-	}
+	h.waiting = append(h.waiting, d.touchCounts(touches, touched)...)
 	return nil
 }
 
@@ -241,10 +286,11 @@ type touchCount struct {
 	first, count int64
 }
 
-// addTouches adds the touches held back to their rows, a multi-row
+// touchCounts adds the touches held back to their rows, a multi-row
 // INSERT a chunk: a touch repeated in the group once, with its count.
-func (e executor) addTouches(ctx context.Context, touches map[touchRef]*touchCount, order []touchRef) error {
+func (e executor) touchCounts(touches map[touchRef]*touchCount, order []touchRef) []piped {
 	const columns = 6
+	var inserts []piped
 	for start := 0; start < len(order); start += e.d.InsertRows {
 		part := order[start:min(start+e.d.InsertRows, len(order))]
 		args := make([]any, 0, len(part)*columns)
@@ -252,13 +298,10 @@ func (e executor) addTouches(ctx context.Context, touches map[touchRef]*touchCou
 			c := touches[ref]
 			args = append(args, ref.session, c.project, ref.kind, ref.value, c.first, c.count)
 		}
-		_, err := e.exec(ctx, `INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES `+placeholders(len(part), columns)+
-			` ON CONFLICT (session_id, kind, value) DO UPDATE SET count = touches.count + excluded.count`, args...)
-		if err != nil {
-			return e.interpretError(err, "recording touches")
-		}
+		inserts = append(inserts, piped{statement: statement{`INSERT INTO touches (session_id, project, kind, value, first_at, count) VALUES ` + placeholders(len(part), columns) +
+			` ON CONFLICT (session_id, kind, value) DO UPDATE SET count = touches.count + excluded.count`, args}, doing: "recording touches"})
 	}
-	return nil
+	return inserts
 }
 
 func (h *heldWrites) fail(err error) error {
@@ -435,14 +478,16 @@ func (h *heldWrites) releaseSavepoint() {
 	}
 }
 
-// commit writes everything held back: no savepoint can be rolled back to
-// once the transaction commits.
+// commit writes the entries held back and queues the rest (stage): no
+// savepoint can be rolled back to once the transaction commits. What the
+// commit writes next (search documents, rollups) waits with them, and
+// flush sends it all in one round trip before the COMMIT.
 func (h *heldWrites) commit(ctx context.Context, e executor) error {
 	if h.err != nil {
 		return h.err
 	}
 	h.marks = nil
-	return h.write(ctx, e, len(h.ops), false)
+	return h.stage(ctx, e, len(h.ops), false)
 }
 
 // LockSessions reads and locks the sessions named and learns which of the

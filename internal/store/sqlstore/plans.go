@@ -50,9 +50,8 @@ func (e executor) PlanStepUpdate(ctx context.Context, sessionID string, n int, s
 }
 
 func (e executor) PlanCloseInFlight(ctx context.Context, sessionID string, status logbook.StepStatus, at time.Time) error {
-	_, err := e.writingOther().exec(ctx, `UPDATE plan_steps SET status = $2, updated_at = $3
-		WHERE session_id = $1 AND status IN ('pending', 'running')`, sessionID, string(status), micros(at))
-	return e.interpretError(err, "closing plan steps")
+	return e.writingOther().writeLater(ctx, piped{statement: statement{`UPDATE plan_steps SET status = $2, updated_at = $3
+		WHERE session_id = $1 AND status IN ('pending', 'running')`, []any{sessionID, string(status), micros(at)}}, doing: "closing plan steps"})
 }
 
 func (e executor) AgentEnsure(ctx context.Context, project, name string, now time.Time) error {

@@ -1222,8 +1222,8 @@ func insertEntryDocs(ctx context.Context, e executor, docs []entryDoc, query str
 		for i, d := range part {
 			ids[i], vectors[i] = d.id, tsvector(d.doc)
 		}
-		if _, err := e.exec(ctx, query, ids, vectors); err != nil {
-			return e.interpretError(err, "indexing entries")
+		if err := e.writeLater(ctx, piped{statement: statement{query, []any{ids, vectors}}, doing: "indexing entries"}); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -1236,8 +1236,8 @@ func (tsvectorIndex) writeSession(ctx context.Context, e executor, sessionID str
 	if backfill {
 		onConflict = " ON CONFLICT (session_id) DO NOTHING"
 	}
-	_, err := e.exec(ctx, `INSERT INTO session_docs (session_id, doc) VALUES ($1, $2::tsvector)`+onConflict, sessionID, tsvector(d))
-	return e.interpretError(err, "indexing session")
+	return e.writeLater(ctx, piped{statement: statement{`INSERT INTO session_docs (session_id, doc) VALUES ($1, $2::tsvector)` + onConflict,
+		[]any{sessionID, tsvector(d)}}, doing: "indexing session"})
 }
 
 func (tsvectorIndex) entryCandidates(q *query, m searchMatch, where, newest, after, limit string) string {

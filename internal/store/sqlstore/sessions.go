@@ -214,6 +214,16 @@ func sessionChanged(s, was *logbook.Session) bool {
 // updateSessionColumns writes the columns of s that differ from was (every
 // one when was is nil) in one UPDATE of its row.
 func (e executor) updateSessionColumns(ctx context.Context, s, was *logbook.Session) error {
+	update, ok := sessionUpdate(s, was)
+	if !ok {
+		return nil
+	}
+	return e.execPiped(ctx, []piped{update})
+}
+
+// sessionUpdate is the UPDATE of the columns of s that differ from was
+// (every one when was is nil); false when none does.
+func sessionUpdate(s, was *logbook.Session) (piped, bool) {
 	var set strings.Builder
 	args := []any{s.ID}
 	for _, c := range sessionWritable {
@@ -227,13 +237,9 @@ func (e executor) updateSessionColumns(ctx context.Context, s, was *logbook.Sess
 		set.WriteString(c.name + " = $" + strconv.Itoa(len(args)))
 	}
 	if set.Len() == 0 {
-		return nil
+		return piped{}, false
 	}
-	res, err := e.exec(ctx, "UPDATE sessions SET "+set.String()+" WHERE id = $1", args...)
-	if err != nil {
-		return e.interpretError(err, "updating session")
-	}
-	return e.expectOne(res, "updating session")
+	return piped{statement: statement{"UPDATE sessions SET " + set.String() + " WHERE id = $1", args}, doing: "updating session", one: true}, true
 }
 
 // expectOne turns an UPDATE that matched no row into ErrNotFound.

@@ -140,6 +140,13 @@ type Dialect struct {
 	// them or the transaction commits (see heldWrites): PostgreSQL, where
 	// each statement is a round trip planned and run on its own.
 	HoldWrites bool
+	// Pipeline runs statements that answer no rows in one round trip on
+	// the connection of a transaction (driverConn, as database/sql's
+	// Conn.Raw gives it), in order, stopping at the first that fails, and
+	// answers how many rows each changed: PostgreSQL's pipeline through
+	// pgx. Nil where each statement runs by itself (SQLite, where a
+	// statement is no round trip). See executor.execPiped.
+	Pipeline func(ctx context.Context, driverConn any, queries []string, args [][]any) ([]int64, error)
 	// SessionIDsInSQL says that a session's id is one of the array $1:
 	// with it, Tx.LockSessions reads and locks a group's sessions in one
 	// statement; empty: one at a time (SQLite, where a statement is no
@@ -261,7 +268,14 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 }
 
 func (s *Store) begin(ctx context.Context) (*txStore, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
+	var conn *sql.Conn // the transaction's connection, to pipeline on
+	if s.d.Pipeline != nil {
+		var err error
+		if conn, err = s.db.Conn(ctx); err != nil {
+			return nil, s.interpretError(err, "starting transaction")
+		}
+	}
+	tx, err := beginOn(ctx, s.db, conn)
 	if err != nil {
 		return nil, s.interpretError(err, "starting transaction")
 	}
@@ -269,7 +283,7 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 	if s.cache != nil {
 		stmts = &txStatements{cache: s.cache, stmts: map[string]*sql.Stmt{}}
 	}
-	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, rowCache: s.rowCache, root: s, stats: &txStats{}},
+	t := &txStore{executor: executor{q: tx, d: s.d, cache: s.cache, txStmts: stmts, tx: tx, conn: conn, rowCache: s.rowCache, root: s, stats: &txStats{}},
 		notifier: s.notifier}
 	t.docs, t.prices = &txDocs{}, map[string]string{}
 	if s.d.HoldWrites {
@@ -293,6 +307,19 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 	return t, nil
 }
 
+// beginOn starts a transaction on conn, or on any connection of db where
+// conn is nil. (On error, conn goes back to the pool.)
+func beginOn(ctx context.Context, db *sql.DB, conn *sql.Conn) (*sql.Tx, error) {
+	if conn == nil {
+		return db.BeginTx(ctx, nil)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		conn.Close()
+	}
+	return tx, err
+}
+
 type txStore struct {
 	executor
 	notifier *notifier
@@ -301,6 +328,7 @@ type txStore struct {
 // Commit writes the transaction's changes to the statistics' rollups and
 // commits.
 func (t *txStore) Commit() error {
+	defer t.releaseConn()
 	if t.held != nil {
 		if err := t.held.commit(context.Background(), t.executor); err != nil {
 			t.Rollback()
@@ -314,6 +342,12 @@ func (t *txStore) Commit() error {
 	if err := t.flushStats(context.Background()); err != nil {
 		t.Rollback()
 		return err
+	}
+	if t.held != nil {
+		if err := t.held.flush(context.Background(), t.executor); err != nil {
+			t.Rollback()
+			return err
+		}
 	}
 	err := t.txRows.commit(t.tx.Commit)
 	t.txStmts.prepareLater(context.Background())
@@ -383,12 +417,21 @@ func (t *txStore) releaseSavepoint() {
 }
 
 func (t *txStore) Rollback() error {
+	defer t.releaseConn()
 	err := t.tx.Rollback()
 	t.txStmts.prepareLater(context.Background())
 	if err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return t.interpretError(err, "rolling back transaction")
 	}
 	return nil
+}
+
+// releaseConn gives the connection the transaction held for pipelining
+// back to the pool, once the transaction is over.
+func (t *txStore) releaseConn() {
+	if t.conn != nil {
+		t.conn.Close() // ErrConnDone the second time, after Commit
+	}
 }
 
 // executor runs the queries on a *sql.DB or a *sql.Tx.
@@ -398,6 +441,7 @@ type executor struct {
 	cache   *stmtCache    // nil: statements are not cached
 	txStmts *txStatements // inside a transaction, with cache
 	tx      *sql.Tx       // set inside a transaction
+	conn    *sql.Conn     // tx's connection, where the engine pipelines (Dialect.Pipeline)
 	// rowCache keeps active sessions' rows (nil: none; see sessionCache);
 	// txRows is a transaction's view of it.
 	rowCache *sessionCache
@@ -504,8 +548,8 @@ func fromNullMicros(n sql.NullInt64) *time.Time {
 }
 
 func (e executor) ProjectEnsure(ctx context.Context, name string, now time.Time) error {
-	_, err := e.writingOther().exec(ctx, `INSERT INTO projects (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, micros(now))
-	return e.interpretError(err, "ensuring project")
+	return e.writingOther().writeLater(ctx, piped{statement: statement{`INSERT INTO projects (name, created_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
+		[]any{name, micros(now)}}, doing: "ensuring project"})
 }
 
 func (e executor) ProjectPolicyGet(ctx context.Context, name string) (string, error) {

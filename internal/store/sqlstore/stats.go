@@ -355,8 +355,8 @@ func (e executor) flushStats(ctx context.Context) error {
 		upserts = combineStatements(upserts)
 	}
 	for _, u := range upserts {
-		if _, err := e.exec(ctx, u.sql, u.args...); err != nil {
-			return e.interpretError(err, "updating the statistics' rollups")
+		if err := e.writeLater(ctx, piped{statement: u, doing: "updating the statistics' rollups"}); err != nil {
+			return err
 		}
 	}
 	return nil
