@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Why", testWhy},
 		{"Tx", testTx},
 		{"Group", testGroup},
+		{"Waiting", testWaiting},
 		{"Engine", testEngine},
 		{"Maintenance", testMaintenance},
 		{"Stats", testStats},
