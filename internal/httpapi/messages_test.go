@@ -217,6 +217,12 @@ func TestMessagesTwoReplicas(t *testing.T) {
 					if done {
 						return
 					}
+					if len(got) == 0 {
+						// As an agent asks between tool calls: eight
+						// pollers spinning would pass the token's rate
+						// limit (200 a second a server) and be answered 429.
+						time.Sleep(25 * time.Millisecond)
+					}
 				}
 			})
 		}

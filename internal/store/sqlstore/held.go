@@ -22,8 +22,9 @@ import (
 // every request changed of it, instead of statements of each request, each
 // a round trip that PostgreSQL plans, executes and logs on its own
 // (BENCHMARKS.md, "Thirteenth pass"). The
-// rows are written one UPDATE each: one UPDATE of them all, from arrays,
-// cost PostgreSQL more than the single ones it replaced. SQLite does not
+// rows are written one UPDATE each, all in one round trip with the touches
+// and the statements waiting (see writeLater): one UPDATE of them all,
+// from arrays, cost PostgreSQL more than the single ones it replaced. SQLite does not
 // hold writes back: tried, its one writer made a fifth fewer entries a
 // second, as a request writing another table (touches, claims) sends its
 // savepoint and writes what was held back before it, request by request,
