@@ -301,10 +301,11 @@ func (s *Service) announcePending(ctx context.Context) error {
 	// statement and writes their rows and events once, where a
 	// transaction of its own cost five round trips a session.
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(4) // a transaction each, on the pool's connections
+	limit := 4 // a transaction each, on the pool's connections
 	if s.sessionCommitters.Load() != nil {
-		g.SetLimit(sessionGroupMax) // a group's worth at once
+		limit = sessionGroupMax // a group's worth at once
 	}
+	g.SetLimit(limit)
 	for _, id := range ids {
 		g.Go(func() error {
 			return s.inSessionTx(ctx, store.SessionKeys{ID: id}, func(tx *work) error { return announceOne(tx, id) })

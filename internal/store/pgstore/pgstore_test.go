@@ -137,6 +137,33 @@ func TestCutConnectionIsUnavailable(t *testing.T) {
 	if !errors.As(err, &unavailable) || !strings.Contains(unavailable.Reason, "cannot be reached") {
 		t.Errorf("the reason %q does not say the database cannot be reached", unavailable.Reason)
 	}
+	tx.Rollback()
+
+	// The store recovers: the pool's other cut connections are found
+	// broken and replaced, at worst one failed transaction each (the pool
+	// holds at most 20).
+	for try := 0; ; try++ {
+		err := func() error {
+			tx, err := st.Begin(ctx)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback()
+			if err := tx.ProjectEnsure(ctx, "after", time.Now()); err != nil {
+				return err
+			}
+			return tx.Commit()
+		}()
+		if err == nil {
+			break
+		}
+		if try == 20 {
+			t.Fatalf("no transaction commits after the connections were cut: %v", err)
+		}
+	}
+	if _, err := st.ProjectPolicyGet(ctx, "after"); err != nil {
+		t.Errorf("the project committed after the connections were cut is not stored: %v", err)
+	}
 }
 
 // TestBackupSaysPgDump: logbook does not copy a PostgreSQL database; Backup

@@ -157,13 +157,15 @@ func (h *heldWrites) before(ctx context.Context, e executor) error {
 	return h.write(ctx, e, len(h.ops), false)
 }
 
-// writeLater runs st, a statement that answers no rows and that no input
-// of a caller can make fail (an event, a search document, a link, a
-// rollup), with the transaction's next round trip where it may: in a
-// transaction that holds writes back and has no savepoint (a start, a
-// claim, an end; a group's own statements at its commit), it waits for
-// the next statement, or the commit, and goes before it in one pipeline
-// (execPiped). Its failure then fails the transaction.
+// writeLater runs st, a statement that answers no rows (an event, a
+// search document, a link, a rollup), with the transaction's next round
+// trip where it may: in a transaction that holds writes back and has no
+// savepoint (a start, a claim, an end; a group's own statements at its
+// commit), it waits for the next statement, or the commit, and goes before
+// it in one pipeline (execPiped). Its failure then fails the transaction
+// there, as it would have at once: with no savepoint, nothing less than
+// the transaction can be rolled back. Inside a savepoint (a request of a
+// group) it runs at once, so that its request alone fails.
 func (e executor) writeLater(ctx context.Context, st piped) error {
 	if h := e.held; h != nil && h.err == nil && len(h.marks) == 0 {
 		h.waiting = append(h.waiting, st)

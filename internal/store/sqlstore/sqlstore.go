@@ -13,6 +13,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -268,14 +269,7 @@ func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
 }
 
 func (s *Store) begin(ctx context.Context) (*txStore, error) {
-	var conn *sql.Conn // the transaction's connection, to pipeline on
-	if s.d.Pipeline != nil {
-		var err error
-		if conn, err = s.db.Conn(ctx); err != nil {
-			return nil, s.interpretError(err, "starting transaction")
-		}
-	}
-	tx, err := beginOn(ctx, s.db, conn)
+	tx, conn, err := s.beginTx(ctx)
 	if err != nil {
 		return nil, s.interpretError(err, "starting transaction")
 	}
@@ -307,17 +301,28 @@ func (s *Store) begin(ctx context.Context) (*txStore, error) {
 	return t, nil
 }
 
-// beginOn starts a transaction on conn, or on any connection of db where
-// conn is nil. (On error, conn goes back to the pool.)
-func beginOn(ctx context.Context, db *sql.DB, conn *sql.Conn) (*sql.Tx, error) {
-	if conn == nil {
-		return db.BeginTx(ctx, nil)
+// beginTx starts a transaction. Where the engine pipelines, it holds the
+// connection too (conn: the transaction's, given back by releaseConn),
+// and tries another connection where one turns out broken, as
+// db.BeginTx does.
+func (s *Store) beginTx(ctx context.Context) (tx *sql.Tx, conn *sql.Conn, err error) {
+	if s.d.Pipeline == nil {
+		tx, err = s.db.BeginTx(ctx, nil)
+		return tx, nil, err
 	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
+	for range 3 {
+		if conn, err = s.db.Conn(ctx); err != nil {
+			return nil, nil, err
+		}
+		if tx, err = conn.BeginTx(ctx, nil); err == nil {
+			return tx, conn, nil
+		}
 		conn.Close()
+		if !errors.Is(err, driver.ErrBadConn) {
+			break
+		}
 	}
-	return tx, err
+	return nil, nil, err
 }
 
 type txStore struct {
