@@ -13,9 +13,11 @@ import (
 // Claim takes a lease on a subject for a session the caller owns. When
 // another active session holds a conflicting subject it fails with a
 // *logbook.ClaimConflictError naming the holder. The same session claiming
-// again renews its claim (created is then false). Claims in a project are
-// decided one at a time, so of many sessions racing for one subject exactly
-// one wins, also across replicas.
+// again renews its claim (created is then false). Claims that may
+// conflict (one subject, or a folder and a path under it) are decided one
+// at a time, so of many sessions racing for one subject exactly one wins,
+// also across replicas; claims that cannot conflict are decided side by
+// side (store.Tx.ClaimLock).
 func (s *Service) Claim(ctx context.Context, c Caller, p ClaimParams) (claim logbook.Claim, created bool, err error) {
 	subject := logbook.NormalizeSubject(p.Subject)
 	if subject == "" {
@@ -33,12 +35,12 @@ func (s *Service) Claim(ctx context.Context, c Caller, p ClaimParams) (claim log
 		return logbook.Claim{}, false, logbook.Invalid("ttl_minutes", "give a TTL from 1 to %d minutes", logbook.MaxClaimTTL)
 	}
 	ttl := time.Duration(p.TTLMinutes) * time.Minute
-	// A claim locks its project (and may wait for another session's claim
+	// A claim locks its subject (and may wait for another session's claim
 	// of the same path): in a shared transaction on PostgreSQL it would
-	// hold every claim of the project until the whole group committed.
+	// hold every conflicting claim until the whole group committed.
 	alone := func(ctx context.Context, _ store.SessionKeys, fn func(*work) error) error { return s.inTx(ctx, fn) }
 	_, err = s.writeSession(ctx, c, store.SessionKeys{ID: p.SessionID}, alone, func(tx *work, sess *logbook.Session, now time.Time) error {
-		if err := tx.ProjectLock(ctx, sess.Project); err != nil {
+		if err := tx.ClaimLock(ctx, sess.Project, []string{subject}); err != nil {
 			return err
 		}
 		held, err := tx.ClaimList(ctx, store.ClaimListParams{Project: sess.Project, Conflicting: subject, Now: now})

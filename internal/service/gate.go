@@ -33,7 +33,8 @@ const maxTreeDepth = 32
 // project's auto claims on, a write that is not denied claims each file
 // it writes that nobody in the session's tree holds yet, for the policy's
 // TTL, and renews the session's own claim on a file it writes again;
-// these decisions are taken one at a time per project, so of two sessions
+// these decisions are taken one at a time where their paths may conflict
+// (store.Tx.ClaimLock), so of two sessions
 // (on any replicas) writing one unclaimed file at once exactly one gets
 // it and the other is refused.
 func (s *Service) Gate(ctx context.Context, c Caller, p ledger.GateParams) (ledger.GateAnswer, error) {
@@ -74,7 +75,7 @@ func (s *Service) Gate(ctx context.Context, c Caller, p ledger.GateParams) (ledg
 	ttl := time.Duration(policy.Claims.AutoClaimTTL()) * time.Minute
 	var ans ledger.GateAnswer
 	err = s.inTx(ctx, func(tx *work) error {
-		if err := tx.ProjectLock(ctx, project); err != nil {
+		if err := tx.ClaimLock(ctx, project, paths); err != nil {
 			return err
 		}
 		var free []string

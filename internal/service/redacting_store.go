@@ -334,11 +334,17 @@ func (r redacting) PlanCloseInFlight(ctx context.Context, sessionID string, stat
 	return r.ex.PlanCloseInFlight(ctx, sessionID, status, at)
 }
 
-func (r redacting) ProjectLock(ctx context.Context, project string) error {
+func (r redacting) ClaimLock(ctx context.Context, project string, subjects []string) error {
 	if err := r.c.clean(ctx, &project); err != nil {
 		return err
 	}
-	return r.ex.ProjectLock(ctx, project)
+	subjects = slices.Clone(subjects)
+	for i := range subjects {
+		if err := r.c.clean(ctx, &subjects[i]); err != nil {
+			return err
+		}
+	}
+	return r.ex.ClaimLock(ctx, project, subjects)
 }
 
 func (r redacting) SweepLock(ctx context.Context) (bool, error) { return r.ex.SweepLock(ctx) }

@@ -350,10 +350,14 @@ type Executor interface {
 	// PlanCloseInFlight sets every pending or running step to status.
 	PlanCloseInFlight(ctx context.Context, sessionID string, status logbook.StepStatus, at time.Time) error
 
-	// ProjectLock locks the project's row until the transaction ends, so
-	// claims in one project are decided one at a time (PostgreSQL; SQLite
+	// ClaimLock locks the project's subjects for claiming until the
+	// transaction ends: of two transactions that lock subjects that may
+	// conflict (the same subject, or a folder and a path under it: see
+	// ClaimListParams.Conflicting) the second waits for the first to end,
+	// so it then sees the claim the first took. Claims of subjects that
+	// cannot conflict are decided side by side (PostgreSQL; SQLite
 	// serialises writers anyway).
-	ProjectLock(ctx context.Context, project string) error
+	ClaimLock(ctx context.Context, project string, subjects []string) error
 	// SweepLock reports whether this transaction won the right to sweep:
 	// at most one replica sweeps at a time. On SQLite it is always true.
 	SweepLock(ctx context.Context) (bool, error)

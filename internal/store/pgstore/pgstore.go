@@ -67,6 +67,10 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		ForUpdateSkipLocked: " FOR UPDATE SKIP LOCKED",
 		ExplainPrefix:       "EXPLAIN ",
 		IsInvalidText:       isInvalidText,
+		// Transaction-scoped advisory locks in a space of their own
+		// (two keys: 74740004 and the subject's).
+		ClaimLockSQL: `SELECT count(CASE WHEN l.ex THEN pg_advisory_xact_lock(74740004, l.k)::text
+			ELSE pg_advisory_xact_lock_shared(74740004, l.k)::text END) FROM json_to_recordset($1::json) AS l(k int, ex boolean)`,
 		TryLockSQL:          `SELECT pg_try_advisory_xact_lock(74740003)`,
 		SequenceAfterCommit: true,
 		SequenceLockSQL:     `SELECT pg_try_advisory_xact_lock(74740002)`,

@@ -178,3 +178,53 @@ func TestBackupSaysPgDump(t *testing.T) {
 		t.Fatalf("Backup on PostgreSQL: err = %v, want one that explains pg_dump and pg_restore", err)
 	}
 }
+
+// TestClaimsThatCannotConflictDoNotWait: while one transaction holds the
+// lock of a file it claims, claims of another file in the same folder and
+// of another folder take theirs at once (on SQLite one transaction writes
+// at a time, so only PostgreSQL can show it).
+func TestClaimsThatCannotConflictDoNotWait(t *testing.T) {
+	ctx := context.Background()
+	st := testdb.Postgres(t)
+	first, err := st.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback()
+	if err := first.ClaimLock(ctx, "p", []string{"src/api/a.go"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		second, err := st.Begin(ctx)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer second.Rollback()
+		done <- second.ClaimLock(ctx, "p", []string{"src/api/b.go", "src/web/", "issue:7"})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a claim of another file waited for the lock of src/api/a.go")
+	}
+	// The same file, in another project, does not wait either.
+	other, err := st.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback()
+	go func() { done <- other.ClaimLock(ctx, "q", []string{"src/api/a.go"}) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a claim in project q waited for the lock of project p's src/api/a.go")
+	}
+}

@@ -1,20 +1,76 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"hash/fnv"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/logbookhq/logbook/internal/logbook"
 	"github.com/logbookhq/logbook/internal/store"
 )
 
-func (e executor) ProjectLock(ctx context.Context, project string) error {
-	var name string
-	err := e.queryRow(ctx, `SELECT name FROM projects WHERE name = $1`+e.d.ForUpdate, project).Scan(&name)
-	return e.interpretError(err, "locking project")
+// ClaimLock takes, where the engine writes side by side (Dialect.
+// ClaimLockSQL), a lock on each subject and a shared lock on each folder
+// above it: two subjects conflict exactly when they are the same or one
+// is a folder above the other, so exactly then one transaction's lock
+// waits for the other's. Claims of different files, by far the most, no
+// longer wait for each other, as they did behind one lock of the project
+// (holding their sessions' rows meanwhile, which stalled every write of
+// those sessions). The locks are taken in the order of their keys, so two
+// transactions never wait for each other; a collision of two keys only
+// makes two claims wait that did not need to.
+func (e executor) ClaimLock(ctx context.Context, project string, subjects []string) error {
+	if e.d.ClaimLockSQL == "" || len(subjects) == 0 {
+		return nil
+	}
+	locks, err := json.Marshal(claimLocks(project, subjects))
+	if err != nil {
+		return err
+	}
+	var n int
+	err = e.queryRow(ctx, e.d.ClaimLockSQL, string(locks)).Scan(&n)
+	return e.interpretError(err, "locking subjects to claim")
+}
+
+// claimLock is one lock ClaimLock takes: a key, exclusive or shared.
+type claimLock struct {
+	Key       int32 `json:"k"`
+	Exclusive bool  `json:"ex"`
+}
+
+// claimLocks are the locks that claiming subjects takes, in key order:
+// each subject's own, exclusive, and each folder's above it ("src/" and
+// "src/api/" above "src/api/x.go"), shared. A key both shared and
+// exclusive is taken exclusive, once.
+func claimLocks(project string, subjects []string) []claimLock {
+	exclusive := map[int32]bool{}
+	add := func(subject string, ex bool) {
+		h := fnv.New32a()
+		h.Write([]byte(project))
+		h.Write([]byte{0})
+		h.Write([]byte(subject))
+		key := int32(h.Sum32())
+		exclusive[key] = exclusive[key] || ex
+	}
+	for _, s := range subjects {
+		add(s, true)
+		for i := 0; i < len(s)-1; i++ {
+			if s[i] == '/' {
+				add(s[:i+1], false)
+			}
+		}
+	}
+	locks := make([]claimLock, 0, len(exclusive))
+	for key, ex := range exclusive {
+		locks = append(locks, claimLock{Key: key, Exclusive: ex})
+	}
+	slices.SortFunc(locks, func(a, b claimLock) int { return cmp.Compare(a.Key, b.Key) })
+	return locks
 }
 
 func (e executor) SweepLock(ctx context.Context) (bool, error) {

@@ -47,6 +47,10 @@ type Dialect struct {
 	// interpretError turns it into a *logbook.UnavailableError; a lost
 	// connection is recognised for every engine. Nil: only that.
 	Unavailable func(err error) (reason string, ok bool)
+	// ClaimLockSQL takes the locks of ClaimLock, given as a JSON array
+	// of {"k": key, "ex": exclusive} in $1, in that order, and answers one
+	// number. Empty where one transaction writes at a time (SQLite).
+	ClaimLockSQL string
 	// TryLockSQL answers one boolean: whether this transaction won the
 	// sweep lock. Empty means always won (SQLite has one process).
 	TryLockSQL string

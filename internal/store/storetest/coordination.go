@@ -34,10 +34,6 @@ func testProject(t *testing.T, newStore func(testing.TB) store.Store) {
 	tx, err := st.Begin(ctx)
 	must(t, err)
 	defer tx.Rollback()
-	must(t, tx.ProjectLock(ctx, "p"))
-	if err := tx.ProjectLock(ctx, "nope"); !errors.Is(err, logbook.ErrNotFound) {
-		t.Errorf("locking a project never named: err = %v, want ErrNotFound", err)
-	}
 	won, err := tx.SweepLock(ctx)
 	must(t, err)
 	equal(t, "the only sweeper wins the sweep lock", won, true)
@@ -124,6 +120,60 @@ func testClaim(t *testing.T, newStore func(testing.TB) store.Store) {
 			equal(t, "auto of the released claim on "+c.Subject, c.Auto, c.ID == taken.ID)
 		}
 		equal(t, "claims released", len(released), 2)
+	})
+
+	t.Run("Lock", func(t *testing.T) {
+		// Two sessions claim at once, one a folder, the other a file in
+		// it: the second's lock waits until the first has committed, and
+		// then it sees the first's claim. (On SQLite the second
+		// transaction already waits to begin.)
+		t.Parallel()
+		st := newStore(t)
+		s1 := newSession(t, st, sessionOpts{})
+		first, err := st.Begin(ctx)
+		must(t, err)
+		defer first.Rollback()
+		must(t, first.ClaimLock(ctx, "p", []string{"src/"}))
+		seen := make(chan []logbook.Claim, 1)
+		failed := make(chan error, 1)
+		go func() {
+			second, err := st.Begin(ctx)
+			if err != nil {
+				failed <- err
+				return
+			}
+			defer second.Rollback()
+			if err := second.ClaimLock(ctx, "p", []string{"src/api/x.go", "README.md"}); err != nil {
+				failed <- err
+				return
+			}
+			held, err := second.ClaimList(ctx, store.ClaimListParams{Project: "p", Conflicting: "src/api/x.go", Now: base})
+			if err != nil {
+				failed <- err
+				return
+			}
+			seen <- held
+		}()
+		time.Sleep(200 * time.Millisecond) // time for the second to reach its lock
+		select {
+		case held := <-seen:
+			t.Fatalf("the second claimed while the first held the folder's lock (saw %v)", subjects(held))
+		case err := <-failed:
+			t.Fatal(err)
+		default:
+		}
+		c := logbook.Claim{ID: logbook.NewID(base), Project: "p", SessionID: s1.ID, Actor: s1.Actor, Subject: "src/",
+			TTLSeconds: 60, CreatedAt: base, ExpiresAt: base.Add(time.Minute)}
+		must(t, first.ClaimInsert(ctx, &c))
+		must(t, first.Commit())
+		select {
+		case held := <-seen:
+			if got := subjects(held); !slices.Equal(got, []string{"src/"}) {
+				t.Errorf("claims the second sees once the first committed: %v, want [src/]", got)
+			}
+		case err := <-failed:
+			t.Fatal(err)
+		}
 	})
 
 	t.Run("ListActiveBySubject", func(t *testing.T) {

@@ -340,9 +340,9 @@ func (r recordingExecutor) PlanCloseInFlight(ctx context.Context, sessionID stri
 	return r.ex.PlanCloseInFlight(ctx, sessionID, status, at)
 }
 
-func (r recordingExecutor) ProjectLock(ctx context.Context, project string) error {
-	r.calls.add("ProjectLock")
-	return r.ex.ProjectLock(ctx, project)
+func (r recordingExecutor) ClaimLock(ctx context.Context, project string, subjects []string) error {
+	r.calls.add("ClaimLock")
+	return r.ex.ClaimLock(ctx, project, subjects)
 }
 
 func (r recordingExecutor) SweepLock(ctx context.Context) (bool, error) {
