@@ -88,10 +88,10 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 		// the planner from joining the pairs with the entries any other
 		// way (scanning a session's entries).
 		SessionIDsInSQL: `id = ANY($1::text[])`,
-		StoredKeysSQL: `SELECT p->>0, p->>1 FROM json_array_elements($1::json) AS p
-			CROSS JOIN LATERAL (SELECT 1 FROM entries AS e WHERE e.session_id = p->>0 AND e.key = p->>1 LIMIT 1) AS stored`,
-		StoredTouchesSQL: `SELECT p->>0, p->>1, p->>2, t.first_at FROM json_array_elements($1::json) AS p
-			CROSS JOIN LATERAL (SELECT first_at FROM touches WHERE session_id = p->>0 AND kind = p->>1 AND value = p->>2) AS t`,
+		StoredKeysSQL: `SELECT p.s, p.k FROM unnest($1::text[], $2::text[]) AS p (s, k)
+			CROSS JOIN LATERAL (SELECT 1 FROM entries AS e WHERE e.session_id = p.s AND e.key = p.k LIMIT 1) AS stored`,
+		StoredTouchesSQL: `SELECT p.s, p.k, p.v, t.first_at FROM unnest($1::text[], $2::text[], $3::text[]) AS p (s, k, v)
+			CROSS JOIN LATERAL (SELECT first_at FROM touches WHERE session_id = p.s AND kind = p.k AND value = p.v) AS t`,
 		// SHARE mode lets sessions and touches be read and locked FOR
 		// UPDATE, not changed. Waiting for it holds back the writers queued
 		// behind, so the backfill waits at most 200 ms and tries again later.

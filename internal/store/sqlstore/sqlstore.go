@@ -157,13 +157,15 @@ type Dialect struct {
 	// statement; empty: one at a time (SQLite, where a statement is no
 	// round trip).
 	SessionIDsInSQL string
-	// StoredKeysSQL answers (session_id, key) for each pair of $1, a JSON
-	// array of [session id, entry key] pairs, that entries hold: looked up
-	// pair by pair through the (session_id, key) index.
+	// StoredKeysSQL answers (session_id, key) for each pair of the text
+	// arrays $1 (session ids) and $2 (entry keys), index by index, that
+	// entries hold: looked up pair by pair through the (session_id, key)
+	// index.
 	StoredKeysSQL string
 	// StoredTouchesSQL answers (session_id, kind, value, first_at) for each
-	// triple of $1, a JSON array of [session id, kind, value], that
-	// touches hold. Empty: touches are not held back.
+	// triple of the text arrays $1 (session ids), $2 (kinds) and $3
+	// (values), index by index, that touches hold. Empty: touches are not
+	// held back.
 	StoredTouchesSQL string
 	// IdentityPastSQL moves the numbering of an identity column (table in
 	// %[1]s, column in %[2]s) past the values a restore wrote into it
